@@ -1,0 +1,34 @@
+# Two commands do everything: `make run` (the main job) and `make test` (the test suite).
+# Both create .venv with the package and its dependencies on first use.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SOURCES := $(shell find mcpgym servers envs synth tasks rewards baselines -type f \( -name '*.py' -o -name '*.jsonl' -o -name '*.pth' \) 2>/dev/null)
+
+.PHONY: run test test-all bench clean
+
+run: $(VENV)/.installed
+	$(BIN)/mcpgym run --env mcp/zendesk-v0 --agent oracle
+
+test: $(VENV)/.installed
+	$(BIN)/pytest -q
+
+test-all: $(VENV)/.installed
+	$(BIN)/pytest -q -m "slow or not slow"
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/bench_kernel.py
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip setuptools wheel
+
+# A regular (not editable) install: it puts mcpgym.pth in site-packages, which registers
+# the env ids in every interpreter of this venv.
+$(VENV)/.installed: $(BIN)/python pyproject.toml setup.py $(SOURCES)
+	$(BIN)/pip install -q ".[test]"
+	touch $@
+
+clean:
+	rm -rf $(VENV) build *.egg-info

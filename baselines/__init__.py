@@ -1,0 +1,1 @@
+"""Agents for smoke tests, references and benchmarks: oracle, do-nothing, random."""

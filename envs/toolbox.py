@@ -1,0 +1,72 @@
+"""A toolbox: the live sessions of the servers one environment mounts, under one tool namespace.
+
+With one server the agent sees the server's own tool names; with several, each name is
+prefixed with its server (`zendesk_get_ticket`), as MCP hosts do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mcpgym.servers.catalog import load_server
+from mcpgym.servers.kernel.database import RowChange
+from mcpgym.servers.kernel.errors import UnknownToolError
+from mcpgym.servers.kernel.session import ToolResult, ToolSession
+from mcpgym.servers.kernel.tools import ToolSpec
+
+
+class Toolbox:
+    """Sessions of several servers, reset together, called by (possibly prefixed) tool name."""
+
+    def __init__(self, servers: Sequence[str], seed: int = 0) -> None:
+        if not servers:
+            raise ValueError("a toolbox needs at least one server")
+        if len(set(servers)) != len(servers):
+            raise ValueError(f"servers listed twice: {list(servers)}")
+        self.servers = tuple(servers)
+        self.sessions = {name: ToolSession(load_server(name), seed) for name in self.servers}
+        self.prefixed = len(self.servers) > 1
+        self._routes: dict[str, tuple[str, ToolSpec]] = {}
+        for server, session in self.sessions.items():
+            for tool in session.tools:
+                self._routes[self.public_name(server, tool.name)] = (server, tool)
+
+    def public_name(self, server: str, tool: str) -> str:
+        """The name the agent sees for `tool` of `server`."""
+        return f"{server}_{tool}" if self.prefixed else tool
+
+    def route(self, name: str) -> tuple[str, str] | None:
+        """(server, tool) behind a public name, or None."""
+        found = self._routes.get(name)
+        return (found[0], found[1].name) if found else None
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """OpenAI-style function schemas of every tool, in a stable order."""
+        return [tool.openai_schema(name) for name, (_, tool) in self._routes.items()]
+
+    def reset(self, seed: int) -> None:
+        for session in self.sessions.values():
+            session.reset(seed)
+
+    def call(self, name: str, arguments: Any) -> ToolResult:
+        """Call a tool by its public name; unknown names answer with an `unknown_tool` error."""
+        route = self.route(name)
+        if route is None:
+            listing = ", ".join(self._routes)
+            error = UnknownToolError(f"no tool named {name!r}. Tools: {listing}")
+            return ToolResult(tool=name, ok=False, error=error.render())
+        server, tool = route
+        return self.sessions[server].call(tool, arguments)
+
+    def diff(self) -> dict[str, list[RowChange]]:
+        """Row changes since the seeded world, per server (servers with none are left out)."""
+        changes = {name: session.diff() for name, session in self.sessions.items()}
+        return {name: rows for name, rows in changes.items() if rows}
+
+    def state_hash(self) -> str:
+        return "/".join(self.sessions[name].state_hash() for name in self.servers)
+
+    def close(self) -> None:
+        for session in self.sessions.values():
+            session.close()

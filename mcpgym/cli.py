@@ -1,0 +1,153 @@
+"""The `mcpgym` command: list servers and tools, serve a server over MCP, run agents, check tasks."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from mcpgym.registration import env_ids
+from mcpgym.servers.catalog import load_server, server_names
+
+AGENTS = ("oracle", "noop", "random")
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    rows = [("server", "env id", "tools", "reads", "writes")]
+    for name in server_names():
+        tools = list(load_server(name).tools)
+        writes = sum(t.writes for t in tools)
+        rows.append((name, f"mcp/{name}-v0", str(len(tools)), str(len(tools) - writes), str(writes)))
+    _print_table(rows)
+    groups = [(env_id, ", ".join(servers)) for env_id, servers in env_ids().items() if len(servers) > 1]
+    if groups:
+        print()
+        _print_table([("multi-server env id", "servers"), *groups])
+    return 0
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    spec = load_server(args.server)
+    rows = [("tool", "kind", "description")]
+    for tool in spec.tools:
+        rows.append((tool.name, "write" if tool.writes else "read", tool.description.splitlines()[0]))
+    _print_table(rows)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from mcpgym.servers.kernel.mcp_server import run_stdio, serve_http
+
+    spec = load_server(args.server)
+    if args.transport == "stdio":
+        run_stdio(spec, seed=args.seed)
+    else:
+        print(
+            f"serving {spec.name} (seed {args.seed}) on http://{args.host}:{args.port}: "
+            "POST /sessions for a session endpoint /sessions/<id>/mcp",
+            file=sys.stderr,
+        )
+        serve_http(spec, host=args.host, port=args.port, seed=args.seed, max_sessions=args.max_sessions)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+
+    from mcpgym.baselines.agents import NoOpAgent, OracleAgent, RandomAgent
+    from mcpgym.baselines.rollout import run_episode
+
+    env = gym.make(args.env, render_mode="ansi").unwrapped
+    tasks = [t for t in env.tasks if args.task in (None, t.id)]
+    if not tasks:
+        print(f"no task {args.task!r} for {args.env}; tasks: {', '.join(t.id for t in env.tasks)}", file=sys.stderr)
+        return 2
+    agents = {"oracle": OracleAgent, "noop": NoOpAgent, "random": lambda: RandomAgent(args.seed)}
+    total = 0.0
+    for task in tasks:
+        episode = run_episode(env, agents[args.agent](), task.id, seed=args.seed)
+        total += episode.reward
+        if not args.quiet:
+            print(f"=== {task.id} ({args.agent} agent on {args.env})")
+            print(env.render())
+        breakdown = episode.info.get("reward_breakdown", {})
+        print(
+            f"--- {task.id}: reward {episode.reward:.3f} in {episode.steps} steps, "
+            f"{len(episode.info['calls'])} tool calls, {len(episode.info['errors'])} errors, "
+            f"{len(episode.info.get('state_diff', []))} rows changed; "
+            f"answer {breakdown.get('answer')}, state {breakdown.get('state')}\n"
+        )
+    print(f"mean reward over {len(tasks)} tasks: {total / len(tasks):.3f}")
+    env.close()
+    return 0
+
+
+def cmd_tasks_verify(args: argparse.Namespace) -> int:
+    from mcpgym.tasks.execute import verify_task
+    from mcpgym.tasks.loader import load_tasks, shipped_tasks
+
+    tasks = [t for path in args.files for t in load_tasks(path)] if args.files else shipped_tasks()
+    failed = 0
+    for task in tasks:
+        problems = verify_task(task)
+        failed += bool(problems)
+        print(f"{'FAIL' if problems else 'ok  '} {task.id}")
+        for problem in problems:
+            print(f"     {problem}")
+    print(f"{len(tasks) - failed}/{len(tasks)} tasks verified by execution")
+    return 1 if failed else 0
+
+
+def _print_table(rows: Sequence[Sequence[str]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for n, row in enumerate(rows):
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        if n == 0:
+            print("  ".join("-" * width for width in widths))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mcpgym", description="Stateful MCP tool servers as Gymnasium environments for tool-calling agents."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="servers, their env ids and tool counts")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("tools", help="a server's tools with one-line descriptions")
+    p.add_argument("server", choices=server_names())
+    p.set_defaults(func=cmd_tools)
+
+    p = sub.add_parser("serve", help="serve one server over MCP (stdio or streamable HTTP)")
+    p.add_argument("server", choices=server_names())
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    p.add_argument("--seed", type=int, default=0, help="world seed: same seed, same world (default 0)")
+    p.add_argument("--max-sessions", type=int, default=512, help="HTTP sessions kept at once (default 512)")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("run", help="run an agent through an env's tasks and print what happened and the reward")
+    p.add_argument("--env", default="mcp/zendesk-v0", help="env id (default mcp/zendesk-v0)")
+    p.add_argument("--task", default=None, help="one task id (default: every task of the env)")
+    p.add_argument("--agent", choices=AGENTS, default="oracle", help="agent to run (default oracle)")
+    p.add_argument("--seed", type=int, default=0, help="seed for reset and the random agent")
+    p.add_argument("--quiet", action="store_true", help="print only the per-task summary lines")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("tasks", help="task sets")
+    tasks_sub = p.add_subparsers(dest="tasks_command", required=True)
+    v = tasks_sub.add_parser("verify", help="execute each task's ground truth and check every recorded value")
+    v.add_argument("files", nargs="*", help="JSONL files (default: the shipped tasks)")
+    v.set_defaults(func=cmd_tasks_verify)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyError as err:
+        print(f"mcpgym: {err.args[0]}", file=sys.stderr)
+        return 2

@@ -1,0 +1,1 @@
+"""Programmatic rewards: judge-free scores of an episode against its task."""

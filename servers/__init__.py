@@ -1,0 +1,1 @@
+"""The stateful domain servers and the kernel they share."""

@@ -1,0 +1,54 @@
+"""Build hooks that pyproject.toml cannot express.
+
+- `packages`: every package under the folders mapped in `[tool.setuptools.package-dir]`,
+  found on disk, so a new server folder is packaged without editing a list;
+- `mcpgym.pth`: copied to the root of the wheel (site-packages once installed), so Gymnasium
+  sees our env ids in any interpreter of the environment.
+"""
+
+from pathlib import Path
+
+from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+PTH = "mcpgym.pth"
+FOLDERS = {
+    "mcpgym": "mcpgym",
+    "mcpgym.servers": "servers",
+    "mcpgym.envs": "envs",
+    "mcpgym.synth": "synth",
+    "mcpgym.tasks": "tasks",
+    "mcpgym.rewards": "rewards",
+    "mcpgym.baselines": "baselines",
+}
+
+
+DATA_PACKAGES = {"mcpgym.tasks.data": ["*.jsonl"]}
+"""Folders that hold only data files, shipped as packages so importlib.resources finds them."""
+
+
+def packages() -> list[str]:
+    found = list(DATA_PACKAGES)
+    for name, folder in FOLDERS.items():
+        found.append(name)
+        found += [f"{name}.{sub}" for sub in find_packages(folder)]
+    return found
+
+
+class BuildWithPth(build_py):
+    """Copies `mcpgym/mcpgym.pth` to the root of the build (and so of the wheel)."""
+
+    def run(self) -> None:
+        super().run()
+        self.copy_file(str(Path("mcpgym") / PTH), str(Path(self.build_lib) / PTH))
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        return [*super().get_outputs(include_bytecode), str(Path(self.build_lib) / PTH)]
+
+
+setup(
+    packages=packages(),
+    package_dir=FOLDERS,
+    package_data=DATA_PACKAGES,
+    cmdclass={"build_py": BuildWithPth},
+)

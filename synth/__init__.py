@@ -1,0 +1,1 @@
+"""Dependency-graph task synthesis (to come: see docs/architecture.md)."""

@@ -1,0 +1,1 @@
+"""Task schema, JSONL loading, ground-truth execution and the shipped task sets."""

@@ -1,0 +1,62 @@
+"""Reading and writing task sets as JSONL, and the task sets shipped with the package."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+
+from mcpgym.tasks.model import Task
+
+
+class TaskFileError(ValueError):
+    """A task file line that is not a valid task; the message names the file and line."""
+
+
+def parse_tasks(lines: Iterable[str], source: str = "<tasks>") -> list[Task]:
+    """Tasks from JSONL text; blank lines are skipped, ids must be unique."""
+    tasks: list[Task] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            task = Task.model_validate_json(line)
+        except ValueError as err:
+            raise TaskFileError(f"{source}:{number}: {err}") from None
+        if task.id in seen:
+            raise TaskFileError(f"{source}:{number}: task id {task.id!r} appears twice")
+        seen.add(task.id)
+        tasks.append(task)
+    return tasks
+
+
+def load_tasks(path: str | Path) -> list[Task]:
+    """Every task of a JSONL file."""
+    path = Path(path)
+    with path.open(encoding="utf-8") as handle:
+        return parse_tasks(handle, str(path))
+
+
+def save_tasks(tasks: Iterable[Task], path: str | Path) -> None:
+    """Write tasks as JSONL, one per line, fields in schema order."""
+    with Path(path).open("w", encoding="utf-8") as handle:
+        for task in tasks:
+            handle.write(task.model_dump_json() + "\n")
+
+
+def shipped_task_files() -> list[str]:
+    """Names of the task sets shipped in `mcpgym.tasks/data`."""
+    data = resources.files("mcpgym.tasks") / "data"
+    return sorted(entry.name for entry in data.iterdir() if entry.name.endswith(".jsonl"))
+
+
+def shipped_tasks(servers: Sequence[str] | None = None) -> list[Task]:
+    """Shipped tasks, all of them or those whose servers are all among `servers`."""
+    data = resources.files("mcpgym.tasks") / "data"
+    tasks: list[Task] = []
+    for name in shipped_task_files():
+        tasks.extend(parse_tasks((data / name).read_text("utf-8").splitlines(), name))
+    if servers is not None:
+        tasks = [task for task in tasks if set(task.servers) <= set(servers)]
+    return tasks

@@ -1,0 +1,132 @@
+"""The task schema: user turns, the ground-truth call graph, expected facts and state changes.
+
+A task is one JSON line. Its ground truth is executable: each call names a tool (as the
+environment shows it) and its arguments, some of them bound to earlier results through
+references (see `mcpgym.tasks.refs`); each expected fact is an expression over the results.
+`mcpgym.tasks.verify` runs the calls on a fresh session and checks every recorded value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from mcpgym.tasks.refs import REF_PATTERN, Results, evaluate
+
+CALL_ID = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GroundTruthCall(_Strict):
+    """One call of the ground truth; `bind` fills arguments from earlier results."""
+
+    id: str = Field(pattern=CALL_ID, description="Name other calls and facts use to refer to this result.")
+    server: str | None = Field(default=None, description="Server of the tool; may be left out when the task has one.")
+    tool: str = Field(description="Tool name within its server (unprefixed).")
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    bind: dict[str, str] = Field(
+        default_factory=dict, description="Argument -> expression over earlier results, e.g. '{c1.tickets.0.id}'."
+    )
+
+    def resolved_arguments(self, results: Results) -> dict[str, Any]:
+        """The arguments with every bound value filled in from `results`."""
+        return {**self.arguments, **{k: evaluate(v, results) for k, v in self.bind.items()}}
+
+    def depends_on(self) -> set[str]:
+        """Ids of the calls whose results feed this one."""
+        return {m.group(1).split(".")[0] for v in self.bind.values() for m in REF_PATTERN.finditer(v)}
+
+
+class Fact(_Strict):
+    """A fact the final answer must state: its meaning, how it is derived, and its value."""
+
+    name: str = Field(description="What the fact is, in words.")
+    expr: str = Field(description="Expression over call results that yields the value.")
+    value: Any = Field(description="The value the ground truth yields; checked by execution.")
+
+    def depends_on(self) -> set[str]:
+        return {m.group(1).split(".")[0] for m in REF_PATTERN.finditer(self.expr)}
+
+
+class Turn(_Strict):
+    """One user request, the calls that serve it, and the facts its answer must hold."""
+
+    user: str = Field(min_length=1)
+    calls: list[GroundTruthCall] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+
+
+class ExpectedChange(_Strict):
+    """A row the task must change; `fields` are column values the row must hold afterwards."""
+
+    server: str
+    table: str
+    key: str
+    op: Literal["insert", "update", "delete"]
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class Difficulty(_Strict):
+    calls: int
+    depth: int
+    servers: int
+    writes: int
+
+
+class Task(_Strict):
+    """A multi-turn tool-use task with executable ground truth."""
+
+    id: str = Field(min_length=1)
+    servers: list[str] = Field(min_length=1)
+    seed: int = 0
+    turns: list[Turn] = Field(min_length=1)
+    expected_changes: list[ExpectedChange] = Field(default_factory=list)
+    difficulty: Difficulty | None = None
+    tags: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _references_point_backwards(self) -> Task:
+        seen: set[str] = set()
+        for turn in self.turns:
+            for call in turn.calls:
+                if call.server is None:
+                    if len(self.servers) > 1:
+                        raise ValueError(f"task {self.id}: call {call.id} must name its server")
+                    call.server = self.servers[0]
+                elif call.server not in self.servers:
+                    raise ValueError(f"task {self.id}: call {call.id} uses server {call.server!r} not in {self.servers}")
+                if call.id in seen:
+                    raise ValueError(f"task {self.id}: call id {call.id!r} used twice")
+                missing = call.depends_on() - seen
+                if missing:
+                    raise ValueError(f"task {self.id}: call {call.id} refers to later or unknown calls {sorted(missing)}")
+                seen.add(call.id)
+            for fact in turn.facts:
+                missing = fact.depends_on() - seen
+                if missing:
+                    raise ValueError(f"task {self.id}: fact {fact.name!r} refers to unknown calls {sorted(missing)}")
+        return self
+
+    @property
+    def calls(self) -> list[GroundTruthCall]:
+        return [call for turn in self.turns for call in turn.calls]
+
+    @property
+    def facts(self) -> list[Fact]:
+        return [fact for turn in self.turns for fact in turn.facts]
+
+    @property
+    def env_id(self) -> str:
+        """The registered env id for a single-server task; multi-server ones use `make_env`."""
+        return f"mcp/{self.servers[0]}-v0"
+
+    def depth(self) -> int:
+        """Length of the longest chain of results feeding arguments."""
+        level: dict[str, int] = {}
+        for call in self.calls:
+            level[call.id] = 1 + max((level[d] for d in call.depends_on()), default=0)
+        return max(level.values(), default=0)

@@ -1,0 +1,99 @@
+"""Every tool of every server, generically: schemas, descriptions, examples that work,
+bad ids and wrong types that fail cleanly, and MCP answering exactly like the in-process path.
+
+A new server gets all of this by being listed in `mcpgym.servers.catalog`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp
+import pytest
+from jsonschema import Draft202012Validator
+from mcp_clients import text_of
+
+from mcpgym.servers.catalog import load_server, server_names
+from mcpgym.servers.kernel.mcp_server import SessionPool, build_mcp_server
+from mcpgym.servers.kernel.session import ToolSession
+from mcpgym.servers.kernel.spec import ServerSpec
+from mcpgym.servers.kernel.tools import ToolSpec
+
+MIN_TOOLS = {"zendesk": 17}
+CASES = [(name, tool.name) for name in server_names() for tool in load_server(name).tools]
+
+
+def tool_of(server: str, name: str) -> ToolSpec:
+    found = load_server(server).tools.get(name)
+    assert found is not None
+    return found
+
+
+def test_every_server_has_enough_reads_and_writes(spec: ServerSpec) -> None:
+    tools = list(spec.tools)
+    assert len(tools) >= MIN_TOOLS.get(spec.name, 15)
+    assert any(t.writes for t in tools) and any(not t.writes for t in tools)
+    assert spec.instructions.strip() and spec.title.strip()
+
+
+@pytest.mark.parametrize(("server", "name"), CASES)
+def test_schema_and_description(server: str, name: str) -> None:
+    tool = tool_of(server, name)
+    assert tool.description.strip() and len(tool.description) >= 20
+    Draft202012Validator.check_schema(tool.input_schema)
+    Draft202012Validator.check_schema(tool.output_schema)
+    assert tool.input_schema["type"] == "object" and tool.input_schema.get("additionalProperties") is False
+    for prop, schema in tool.input_schema.get("properties", {}).items():
+        described = "description" in schema or "$ref" in schema or any("description" in s for s in schema.get("anyOf", []))
+        assert described, f"{server}.{name}: argument {prop} has no description"
+
+
+def id_arguments(example: dict[str, Any]) -> list[str]:
+    return [k for k, v in example.items() if (k == "id" or k.endswith("_id")) and isinstance(v, int | str) and not isinstance(v, bool)]
+
+
+@pytest.mark.parametrize(("server", "name"), CASES)
+def test_examples_work_and_bad_ids_fail_cleanly(server: str, name: str) -> None:
+    tool = tool_of(server, name)
+    assert tool.examples, f"{server}.{name} has no example"
+    spec = load_server(server)
+    with ToolSession(spec, 0) as session:
+        seeded = session.state_hash()
+        for example in tool.examples:
+            Draft202012Validator(tool.input_schema).validate(example)
+            result = session.call(name, example)
+            assert result.ok, f"{server}.{name}({example}): {result.error}"
+            Draft202012Validator(tool.output_schema).validate(result.data)
+            assert (session.state_hash() != seeded) == tool.writes
+            session.reset()
+            for key in id_arguments(example):
+                missing = 987654321 if isinstance(example[key], int) else "does-not-exist-0000"
+                bad = session.call(name, {**example, key: missing})
+                assert not bad.ok, f"{server}.{name} accepted {key}={missing!r}"
+                assert (bad.error or "").split(":")[0] in {"not_found", "invalid_arguments"}, bad.error
+                assert session.state_hash() == seeded
+            wrong = session.call(name, {**example, "unexpected_argument": 1})
+            assert (wrong.error or "").startswith("invalid_arguments:")
+            assert session.state_hash() == seeded
+
+
+def test_mcp_answers_every_example_like_the_in_process_path(spec: ServerSpec) -> None:
+    calls = [(t.name, e) for t in spec.tools for e in t.examples]
+    calls += [(t.name, {"unexpected_argument": 1}) for t in spec.tools]
+    local: list[tuple[bool, str]] = []
+    with ToolSession(spec, 0) as session:
+        for name, arguments in calls:
+            result = session.call(name, arguments)
+            local.append((not result.ok, result.text))
+
+    async def main() -> list[tuple[bool, str]]:
+        answers = []
+        async with mcp.Client(build_mcp_server(SessionPool(spec))) as client:
+            assert len((await client.list_tools()).tools) == len(spec.tools)
+            for name, arguments in calls:
+                result = await client.call_tool(name, arguments)
+                answers.append((bool(result.is_error), text_of(result)))
+        return answers
+
+    assert anyio.run(main) == local

@@ -1,0 +1,171 @@
+"""The kernel: isolation, cheap exact resets, no partial writes, determinism, error model."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from mcpgym.servers.kernel.errors import ForbiddenError
+from mcpgym.servers.kernel.session import ToolSession
+from mcpgym.servers.kernel.spec import ServerSpec
+from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
+from mcpgym.servers.kernel.world import build_world
+
+
+class Out(BaseModel):
+    ok: bool
+
+
+def test_two_sessions_do_not_see_each_others_writes(zendesk: ServerSpec) -> None:
+    with ToolSession(zendesk, 0) as a, ToolSession(zendesk, 0) as b:
+        assert a.call("update_ticket", {"ticket_id": 1486, "priority": "urgent"}).ok
+        assert a.call("get_ticket", {"ticket_id": 1486}).data["priority"] == "urgent"
+        assert b.call("get_ticket", {"ticket_id": 1486}).data["priority"] == "high"
+        assert a.state_hash() != b.state_hash()
+
+
+def test_reset_restores_the_seeded_world_exactly(session: ToolSession) -> None:
+    seeded = session.state_hash()
+    assert session.call("create_ticket", {"subject": "x", "description": "y", "requester_id": 594}).ok
+    assert session.call("add_comment", {"ticket_id": 1486, "body": "hello"}).ok
+    assert session.state_hash() != seeded
+    assert len(session.diff()) >= 3
+    session.reset()
+    assert session.state_hash() == seeded
+    assert session.diff() == []
+
+
+def test_reset_to_another_seed_gives_another_world(session: ToolSession) -> None:
+    seed0 = session.state_hash()
+    session.reset(1)
+    assert session.state_hash() != seed0
+    assert session.context.now == build_world(1).now != build_world(0).now
+    session.reset(0)
+    assert session.state_hash() == seed0
+
+
+def test_failed_write_leaves_no_partial_change(zendesk: ServerSpec) -> None:
+    """A tool that writes and then fails must roll back what it wrote."""
+    tools = ToolRegistry()
+
+    @tools.tool(writes=True)
+    def rename_then_fail(ctx: ToolContext, ticket_id: int) -> Out:
+        """Renames a ticket, then refuses."""
+        from mcpgym.servers.zendesk.models import Ticket
+
+        ticket = ctx.db.get(Ticket, ticket_id)
+        assert ticket is not None
+        ticket.subject = "changed"
+        ctx.db.flush()
+        raise ForbiddenError("not allowed after all")
+
+    failing = ServerSpec(
+        name=zendesk.name, title="", instructions="", base=zendesk.base, populate=zendesk.populate, tools=tools
+    )
+    with ToolSession(failing, 0) as session:
+        before = session.state_hash()
+        result = session.call("rename_then_fail", {"ticket_id": 1486})
+        assert not result.ok and result.error == "forbidden: not allowed after all"
+        assert session.state_hash() == before
+
+
+def test_internal_errors_hide_the_traceback(zendesk: ServerSpec) -> None:
+    tools = ToolRegistry()
+
+    @tools.tool()
+    def broken(ctx: ToolContext) -> Out:
+        """Always breaks."""
+        raise RuntimeError("secret internals")
+
+    spec = ServerSpec(name="x", title="", instructions="", base=zendesk.base, populate=zendesk.populate, tools=tools)
+    with ToolSession(spec, 0) as session:
+        result = session.call("broken", {})
+    assert not result.ok
+    assert result.error is not None and result.error.startswith("internal_error:")
+    assert "secret" not in result.error and "Traceback" not in result.error
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "code"),
+    [
+        ("get_ticket", {"ticket_id": 10**9}, "not_found"),
+        ("get_ticket", {"ticket_id": "abc"}, "invalid_arguments"),
+        ("get_ticket", {}, "invalid_arguments"),
+        ("get_ticket", {"ticket_id": 1, "extra": 2}, "invalid_arguments"),
+        ("get_ticket", [1], "invalid_arguments"),
+        ("update_ticket", {"ticket_id": 5, "priority": "urgent"}, "forbidden"),
+        ("update_ticket", {"ticket_id": 1486, "priority": "critical"}, "invalid_arguments"),
+        ("no_such_tool", {}, "unknown_tool"),
+    ],
+)
+def test_bad_input_is_a_clear_error_and_changes_nothing(
+    session: ToolSession, tool: str, arguments: object, code: str
+) -> None:
+    before = session.state_hash()
+    result = session.call(tool, arguments)
+    assert not result.ok
+    assert result.error is not None and result.error.startswith(f"{code}: ")
+    assert len(result.error) > len(code) + 10
+    assert session.state_hash() == before
+
+
+def test_same_seed_same_world_across_processes(zendesk: ServerSpec) -> None:
+    code = (
+        "from mcpgym.servers.catalog import load_server\n"
+        "from mcpgym.servers.kernel.session import ToolSession\n"
+        "print(ToolSession(load_server('zendesk'), 3).state_hash())"
+    )
+    env = {"PYTHONHASHSEED": "random"}
+    hashes = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout for _ in range(2)}
+    with ToolSession(zendesk, 3) as here:
+        hashes.add(here.state_hash() + "\n")
+    assert len(hashes) == 1
+
+
+def test_world_is_shared_and_consistent() -> None:
+    world = build_world(0)
+    assert world.home.name == "Northwind Systems"
+    emails = [p.email for p in world.people]
+    assert len(set(emails)) == len(emails)
+    domains = {o.id: o.domain for o in world.organizations}
+    assert all(p.email.endswith("@" + domains[p.organization_id]) for p in world.people)
+    assert all(p.is_employee == (p.organization_id == world.home.id) for p in world.people)
+    assert build_world(0) == build_world(0) and build_world(0) != build_world(1)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_arguments_to_any_read_tool_answer_without_raising(session: ToolSession, data: st.DataObject) -> None:
+    """Random arguments (right names, random values) never crash a tool or change state."""
+    tool = data.draw(st.sampled_from([t for t in session.tools if not t.writes]))
+    names = list(tool.input_schema.get("properties", {}))
+    arguments = data.draw(st.dictionaries(st.sampled_from(names) if names else st.text(max_size=5), json_values, max_size=4))
+    before = session.state_hash()
+    result = session.call(tool.name, arguments)
+    assert result.ok or (result.error or "").split(":")[0] in {"invalid_arguments", "not_found", "forbidden"}
+    assert session.state_hash() == before
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_failed_writes_never_change_state(session: ToolSession, data: st.DataObject) -> None:
+    tool = data.draw(st.sampled_from([t for t in session.tools if t.writes]))
+    names = list(tool.input_schema.get("properties", {}))
+    arguments = data.draw(st.dictionaries(st.sampled_from(names), json_values, max_size=4))
+    before = session.state_hash()
+    result = session.call(tool.name, arguments)
+    if not result.ok:
+        assert session.state_hash() == before
+    session.reset()
