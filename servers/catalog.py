@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
 SERVER_MODULES: dict[str, str] = {
     "zendesk": "mcpgym.servers.zendesk",
+    "crm": "mcpgym.servers.crm",
+    "email": "mcpgym.servers.email",
 }
 
 SERVER_GROUPS: dict[str, tuple[str, ...]] = {}

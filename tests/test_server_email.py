@@ -1,0 +1,313 @@
+"""Domain behaviour of the email server, through ToolSession calls as an agent makes them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpgym.servers.email import SERVER
+from mcpgym.servers.kernel import ToolSession
+
+
+@pytest.fixture
+def session() -> ToolSession:
+    return ToolSession(SERVER, 0)
+
+
+def ok(session: ToolSession, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+    result = session.call(name, args or {})
+    assert result.ok, result.error
+    assert result.data is not None
+    return result.data
+
+
+def error(session: ToolSession, name: str, args: dict[str, Any]) -> str:
+    result = session.call(name, args)
+    assert not result.ok, f"{name} unexpectedly succeeded"
+    return result.error or ""
+
+
+def all_messages(session: ToolSession, **filters: Any) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    page: int | None = 1
+    while page is not None:
+        data = ok(session, "search_messages", {**filters, "page": page, "per_page": 100})
+        messages.extend(data["messages"])
+        page = data["next_page"]
+    return messages
+
+
+def time_of(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
+
+
+def incoming_with_cc(session: ToolSession) -> dict[str, Any]:
+    """A received inbox message that has cc recipients, in full."""
+    owner = ok(session, "get_profile")["email"]
+    for summary in all_messages(session, label="INBOX"):
+        message = ok(session, "get_message", {"message_id": summary["id"]})
+        if message["sender"]["email"] != owner and message["cc"]:
+            return message
+    raise AssertionError("no received message with cc in the inbox")
+
+
+def test_profile_and_contacts_agree_with_the_world(session: ToolSession) -> None:
+    world = session.context.world
+    owner = world.employees[0]
+    profile = ok(session, "get_profile")
+    assert (profile["name"], profile["email"], profile["organization_name"]) == (
+        owner.name, owner.email, world.home.name)
+    organizations = {org.id: org.name for org in world.organizations}
+    for person in (world.customers[0], world.customers[-1], world.employees[1]):
+        contact = ok(session, "lookup_contact", {"email": person.email.upper()})
+        assert contact["name"] == person.name
+        assert contact["email"] == person.email
+        assert contact["organization_name"] == organizations[person.organization_id]
+        assert contact["kind"] == ("colleague" if person.is_employee else "customer")
+        assert contact["message_count"] > 0
+
+
+def test_search_filters_only_return_matching_messages(session: ToolSession) -> None:
+    customer = session.context.world.customers[3]
+    from_customer = all_messages(session, sender=customer.email)
+    assert from_customer and all(m["sender"]["email"] == customer.email for m in from_customer)
+    to_customer = all_messages(session, recipient=customer.email)
+    for summary in to_customer[:5]:
+        message = ok(session, "get_message", {"message_id": summary["id"]})
+        assert customer.email in [a["email"] for a in message["to"] + message["cc"] + message["bcc"]]
+    attached = ok(session, "search_messages", {"has_attachment": True, "per_page": 50})
+    assert attached["total"] > 0 and all(m["attachment_count"] > 0 for m in attached["messages"])
+    unread_inbox = all_messages(session, label="INBOX", is_unread=True)
+    assert unread_inbox and all(not m["is_read"] and "INBOX" in m["labels"] for m in unread_inbox)
+    invoices = ok(session, "search_messages", {"subject": "invoice", "body": "invoice", "per_page": 50})
+    assert invoices["total"] > 0
+    for m in invoices["messages"]:
+        assert "invoice" in m["subject"].lower()
+
+
+def test_date_range_and_history_span_more_than_a_year(session: ToolSession) -> None:
+    now = session.context.now
+    oldest = ok(session, "search_messages", {"sort_order": "asc", "per_page": 1})["messages"][0]
+    assert time_of(oldest["date"]) < now - timedelta(days=365)
+    after, before = now - timedelta(days=400), now - timedelta(days=365)
+    window = all_messages(session, after=after.isoformat(), before=before.isoformat())
+    assert window and all(after <= time_of(m["date"]) < before for m in window)
+    assert "after must be earlier" in error(session, "search_messages", {"after": "2025-02-01", "before": "2025-01-01"})
+
+
+def test_pages_partition_the_results(session: ToolSession) -> None:
+    first = ok(session, "search_messages", {"label": "STARRED", "per_page": 100})
+    assert 7 < first["total"] <= 100
+    ids: list[int] = []
+    page: int | None = 1
+    while page is not None:
+        data = ok(session, "search_messages", {"label": "STARRED", "page": page, "per_page": 7})
+        assert data["total"] == first["total"]
+        ids.extend(m["id"] for m in data["messages"])
+        page = data["next_page"]
+    assert ids == [m["id"] for m in first["messages"]]
+    dates = [m["date"] for m in first["messages"]]
+    assert dates == sorted(dates, reverse=True)
+
+
+def test_label_counts_match_search(session: ToolSession) -> None:
+    labels = ok(session, "list_labels")["labels"]
+    assert [label["name"] for label in labels[:7]] == ["INBOX", "SENT", "DRAFT", "TRASH", "SPAM", "STARRED", "IMPORTANT"]
+    for label in labels:
+        matching = all_messages(session, label=label["name"])
+        assert label["messages_total"] == len(matching)
+        assert label["messages_unread"] == sum(1 for m in matching if not m["is_read"])
+        assert label["threads_total"] == len({m["thread_id"] for m in matching})
+    inbox = next(label for label in labels if label["name"] == "INBOX")
+    assert ok(session, "get_profile")["inbox_unread"] == inbox["messages_unread"]
+
+
+def test_contact_message_count_matches_search(session: ToolSession) -> None:
+    contact = ok(session, "list_contacts", {"kind": "customer", "per_page": 1})["contacts"][0]
+    exchanged = {m["id"]: m["date"] for m in all_messages(session, sender=contact["email"])}
+    exchanged.update({m["id"]: m["date"] for m in all_messages(session, recipient=contact["email"])})
+    assert contact["message_count"] == len(exchanged)
+    assert contact["last_message_at"] == max(exchanged.values())
+
+
+def test_reply_all_stays_in_thread_and_reaches_everyone(session: ToolSession) -> None:
+    owner = ok(session, "get_profile")["email"]
+    original = incoming_with_cc(session)
+    reply = ok(session, "reply_to_message", {"message_id": original["id"], "body": "Thanks, on it.", "reply_all": True})
+    assert reply["thread_id"] == original["thread_id"]
+    assert reply["subject"] == "Re: " + original["subject"].removeprefix("Re: ")
+    assert reply["in_reply_to"] == original["header_message_id"]
+    assert reply["labels"] == ["SENT"]
+    reached = [a["email"] for a in reply["to"] + reply["cc"]]
+    expected = [a["email"] for a in [original["sender"], *original["to"], *original["cc"]] if a["email"] != owner]
+    assert sorted(reached) == sorted(expected)
+    assert reply["to"][0]["email"] == original["sender"]["email"]
+    thread = ok(session, "get_thread", {"thread_id": original["thread_id"]})
+    assert thread["messages"][-1]["id"] == reply["id"]
+    assert thread["message_count"] == len(thread["messages"])
+    sender_only = ok(session, "reply_to_message", {"message_id": original["id"], "body": "Only you."})
+    assert [a["email"] for a in sender_only["to"]] == [original["sender"]["email"]] and sender_only["cc"] == []
+
+
+def test_forward_carries_attachments_and_remembers_the_contact(session: ToolSession) -> None:
+    summary = ok(session, "search_messages", {"has_attachment": True, "per_page": 1})["messages"][0]
+    original = ok(session, "get_message", {"message_id": summary["id"]})
+    error(session, "lookup_contact", {"email": "auditor@example.org"})
+    forward = ok(session, "forward_message", {
+        "message_id": original["id"], "to": ["Pat Auditor <auditor@example.org>"], "note": "See below."})
+    assert forward["subject"].startswith("Fwd: ")
+    assert forward["body"].startswith("See below.") and original["body"] in forward["body"]
+    assert [(a["filename"], a["mime_type"], a["size_bytes"]) for a in forward["attachments"]] == [
+        (a["filename"], a["mime_type"], a["size_bytes"]) for a in original["attachments"]]
+    assert {a["id"] for a in forward["attachments"]}.isdisjoint(a["id"] for a in original["attachments"])
+    contact = ok(session, "lookup_contact", {"email": "auditor@example.org"})
+    assert (contact["name"], contact["kind"], contact["message_count"]) == ("Pat Auditor", "external", 1)
+
+
+def test_sending_rules(session: ToolSession) -> None:
+    before = session.state_hash()
+    assert error(session, "send_message", {"to": [], "subject": "Hi", "body": "x"}).startswith("forbidden:")
+    assert error(session, "send_message", {"to": ["not-an-address"], "subject": "Hi", "body": "x"}).startswith(
+        "invalid_arguments:")
+    home = session.context.world.home.domain
+    assert error(session, "send_message", {"to": [f"nobody.here@{home}"], "subject": "Hi", "body": "x"}).startswith(
+        "not_found:")
+    assert session.state_hash() == before
+    customer = session.context.world.customers[10]
+    sent = ok(session, "send_message", {"to": [f"Wrong Name <{customer.email}>"], "subject": "Hello", "body": "Hi!"})
+    assert sent["to"] == [{"name": customer.name, "email": customer.email}]
+    assert ok(session, "search_messages", {"label": "SENT", "per_page": 1})["messages"][0]["id"] == sent["id"]
+    assert ok(session, "get_thread", {"thread_id": sent["thread_id"]})["message_count"] == 1
+
+
+def test_user_label_lifecycle(session: ToolSession) -> None:
+    thread_id = ok(session, "search_messages", {"label": "Invoices", "per_page": 1})["messages"][0]["thread_id"]
+    label = ok(session, "create_label", {"name": "Clients/Priority"})
+    changed = ok(session, "modify_labels", {"thread_id": thread_id, "add_labels": ["clients/priority"]})
+    tagged = all_messages(session, label="Clients/Priority")
+    assert changed["changed"] == len(tagged) > 0 and {m["thread_id"] for m in tagged} == {thread_id}
+    renamed = ok(session, "rename_label", {"label_id": label["id"], "name": "VIP"})
+    assert renamed["messages_total"] == len(tagged)
+    deleted = ok(session, "delete_label", {"label_id": label["id"]})
+    assert deleted["messages_affected"] == len(tagged)
+    assert error(session, "search_messages", {"label": "VIP"}).startswith("not_found:")
+    assert all("VIP" not in m["labels"] for m in ok(session, "get_thread", {"thread_id": thread_id})["messages"])
+
+
+def test_system_labels_are_protected(session: ToolSession) -> None:
+    before = session.state_hash()
+    labels = {label["name"]: label for label in ok(session, "list_labels")["labels"]}
+    assert error(session, "rename_label", {"label_id": labels["INBOX"]["id"], "name": "Mail"}).startswith("forbidden:")
+    assert error(session, "delete_label", {"label_id": labels["SENT"]["id"]}).startswith("forbidden:")
+    assert error(session, "create_label", {"name": "starred"}).startswith("forbidden:")
+    assert error(session, "create_label", {"name": "invoices"}).startswith("invalid_arguments:")
+    message_id = ok(session, "search_messages", {"per_page": 1})["messages"][0]["id"]
+    assert error(session, "modify_labels", {"message_id": message_id, "add_labels": ["SENT"]}).startswith("forbidden:")
+    assert error(session, "modify_labels", {"message_id": message_id, "add_labels": ["TRASH"]}).startswith("forbidden:")
+    assert session.state_hash() == before
+
+
+def test_archive_trash_untrash_and_permanent_delete(session: ToolSession) -> None:
+    inbox_total = ok(session, "search_messages", {"label": "INBOX"})["total"]
+    message = ok(session, "search_messages", {"label": "INBOX", "per_page": 1})["messages"][0]
+    labels_before = message["labels"]
+    trashed = ok(session, "trash_messages", {"message_id": message["id"]})
+    assert trashed["changed"] == 1 and "TRASH" in trashed["messages"][0]["labels"]
+    assert ok(session, "search_messages", {"label": "INBOX"})["total"] == inbox_total - 1
+    assert message["id"] in [m["id"] for m in all_messages(session, label="TRASH")]
+    restored = ok(session, "untrash_messages", {"message_id": message["id"]})["messages"][0]
+    assert restored["labels"] == labels_before
+    assert error(session, "untrash_messages", {"message_id": message["id"]}).startswith("forbidden:")
+
+    archived = ok(session, "archive_messages", {"message_id": message["id"]})["messages"][0]
+    assert "INBOX" not in archived["labels"]
+    assert ok(session, "search_messages", {"label": "INBOX"})["total"] == inbox_total - 1
+    before = session.state_hash()
+    assert error(session, "archive_messages", {"message_id": message["id"]}).startswith("forbidden:")
+    assert error(session, "delete_permanently", {"message_id": message["id"]}).startswith("forbidden:")
+    assert session.state_hash() == before
+
+    ok(session, "trash_messages", {"message_id": message["id"]})
+    assert error(session, "trash_messages", {"message_id": message["id"]}).startswith("forbidden:")
+    deleted = ok(session, "delete_permanently", {"message_id": message["id"]})
+    assert deleted["message_ids"] == [message["id"]]
+    assert error(session, "get_message", {"message_id": message["id"]}).startswith("not_found:")
+
+
+def test_deleting_a_whole_thread_removes_it(session: ToolSession) -> None:
+    thread = ok(session, "get_thread", {"thread_id": 1})
+    ok(session, "trash_messages", {"thread_id": 1})
+    deleted = ok(session, "delete_permanently", {"thread_id": 1})
+    assert deleted == {"message_ids": [m["id"] for m in thread["messages"]], "thread_ids": [1]}
+    changes = session.diff()
+    assert all(change.op == "delete" for change in changes)
+    recipients = sum(len(m["to"]) + len(m["cc"]) + len(m["bcc"]) for m in thread["messages"])
+    assert sum(1 for change in changes if change.table == "recipients") == recipients
+    assert sum(1 for change in changes if change.table == "messages") == thread["message_count"]
+    assert "search_messages" in error(session, "get_thread", {"thread_id": 1})
+
+
+def test_mark_thread_unread_updates_counts(session: ToolSession) -> None:
+    read = next(m for m in all_messages(session, label="INBOX", is_unread=False))
+    unread_before = ok(session, "get_profile")["inbox_unread"]
+    thread = ok(session, "get_thread", {"thread_id": read["thread_id"]})
+    in_inbox_read = sum(1 for m in thread["messages"] if "INBOX" in m["labels"] and m["is_read"] and not m["is_draft"])
+    result = ok(session, "mark_read", {"thread_id": read["thread_id"], "read": False})
+    assert all(not m["is_read"] for m in result["messages"])
+    assert ok(session, "get_profile")["inbox_unread"] == unread_before + in_inbox_read
+    assert ok(session, "mark_read", {"message_id": read["id"]})["changed"] == 1
+
+
+def test_draft_lifecycle(session: ToolSession) -> None:
+    original = incoming_with_cc(session)
+    draft = ok(session, "create_draft", {"reply_to_message_id": original["id"], "body": "Draft text"})
+    assert draft["is_draft"] and draft["thread_id"] == original["thread_id"]
+    assert draft["subject"].startswith("Re: ") and draft["in_reply_to"] == original["header_message_id"]
+    assert draft["id"] not in [m["id"] for m in all_messages(session, sender=draft["sender"]["email"])]
+    assert draft["id"] in [m["id"] for m in all_messages(session, label="DRAFT")]
+    assert error(session, "send_draft", {"draft_id": draft["id"]}).startswith("forbidden:")
+    assert error(session, "trash_messages", {"message_id": draft["id"]}).startswith("forbidden:")
+    updated = ok(session, "update_draft", {"draft_id": draft["id"], "to": [original["sender"]["email"]], "body": "Final"})
+    assert updated["body"] == "Final" and updated["to"][0]["email"] == original["sender"]["email"]
+    sent = ok(session, "send_draft", {"draft_id": draft["id"]})
+    assert sent["labels"] == ["SENT"] and not sent["is_draft"]
+    before = session.state_hash()
+    assert error(session, "update_draft", {"draft_id": draft["id"], "body": "x"}).startswith("forbidden:")
+    assert error(session, "delete_draft", {"draft_id": draft["id"]}).startswith("forbidden:")
+    assert session.state_hash() == before
+
+
+def test_deleting_a_new_draft_removes_its_thread(session: ToolSession) -> None:
+    drafts_before = ok(session, "search_messages", {"label": "DRAFT"})["total"]
+    draft = ok(session, "create_draft", {"to": ["someone@example.com"], "subject": "Idea"})
+    assert ok(session, "search_messages", {"label": "DRAFT"})["total"] == drafts_before + 1
+    assert ok(session, "delete_draft", {"draft_id": draft["id"]}) == {
+        "message_ids": [draft["id"]], "thread_ids": [draft["thread_id"]]}
+    assert ok(session, "search_messages", {"label": "DRAFT"})["total"] == drafts_before
+    assert error(session, "lookup_contact", {"email": "someone@example.com"}).startswith("not_found:")
+
+
+def test_bad_ids_name_the_search_tool(session: ToolSession) -> None:
+    assert "search_messages" in error(session, "get_message", {"message_id": 10**6})
+    assert "list_labels" in error(session, "delete_label", {"label_id": 10**6})
+    assert "list_labels" in error(session, "modify_labels", {"message_id": 1, "add_labels": ["No Such Label"]})
+    assert "DRAFT" in error(session, "update_draft", {"draft_id": 10**6, "body": "x"})
+    assert "list_contacts" in error(session, "lookup_contact", {"email": "ghost@example.com"})
+
+
+def test_same_state_hash_in_two_processes(session: ToolSession, tmp_path: Path) -> None:
+    code = "from mcpgym.servers.email import SERVER\nfrom mcpgym.servers.kernel import ToolSession\n" \
+           "print(ToolSession(SERVER, 0).state_hash())"
+    hashes = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True,
+                             text=True, check=True)
+        hashes.append(out.stdout.strip())
+    assert hashes[0] == hashes[1] == session.state_hash()
