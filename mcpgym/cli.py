@@ -98,6 +98,28 @@ def cmd_tasks_verify(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_tasks_complete(args: argparse.Namespace) -> int:
+    from mcpgym.tasks.execute import complete_task, verify_task
+    from mcpgym.tasks.loader import load_tasks, save_tasks
+
+    done = []
+    for task in load_tasks(args.source):
+        try:
+            completed = complete_task(task)
+        except ValueError as err:
+            print(f"FAIL {task.id}: {err}", file=sys.stderr)
+            return 1
+        problems = verify_task(completed)
+        if problems:
+            print(f"FAIL {task.id}: {'; '.join(problems)}", file=sys.stderr)
+            return 1
+        done.append(completed)
+        print(f"ok   {task.id}: {len(completed.facts)} facts, {len(completed.expected_changes)} changes, {completed.difficulty}")
+    save_tasks(done, args.output)
+    print(f"wrote {len(done)} tasks to {args.output}")
+    return 0
+
+
 def _print_table(rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for n, row in enumerate(rows):
@@ -141,6 +163,15 @@ def build_parser() -> argparse.ArgumentParser:
     v = tasks_sub.add_parser("verify", help="execute each task's ground truth and check every recorded value")
     v.add_argument("files", nargs="*", help="JSONL files (default: the shipped tasks)")
     v.set_defaults(func=cmd_tasks_verify)
+    c = tasks_sub.add_parser(
+        "complete",
+        help="execute hand-written tasks and fill in fact values, expected changes and difficulty",
+        description="Execute each task's ground truth on a fresh world and record what it yields: fact "
+        "values, the row changes (hand-picked `fields` of a listed change are kept) and the difficulty.",
+    )
+    c.add_argument("source", help="JSONL of tasks whose values may be null")
+    c.add_argument("-o", "--output", required=True, help="where to write the completed JSONL")
+    c.set_defaults(func=cmd_tasks_complete)
     return parser
 
 

@@ -55,3 +55,20 @@ def test_help_and_bad_server_name() -> None:
     assert helped.returncode == 0 and "serve" in helped.stdout
     bad = subprocess.run([sys.executable, "-m", "mcpgym", "tools", "nope"], capture_output=True, text=True)
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def test_tasks_complete_fills_values_from_execution(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    from mcpgym.tasks.loader import load_tasks, save_tasks, shipped_tasks
+
+    original = next(t for t in shipped_tasks() if t.facts and t.expected_changes)
+    blank = original.model_copy(deep=True)
+    for turn in blank.turns:
+        turn.facts = [f.model_copy(update={"value": None}) for f in turn.facts]
+    blank = blank.model_copy(update={"expected_changes": [], "difficulty": None})
+    source, output = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    save_tasks([blank], source)
+    assert main(["tasks", "complete", str(source), "-o", str(output)]) == 0
+    (done,) = load_tasks(output)
+    assert [f.value for f in done.facts] == [f.value for f in original.facts]
+    assert {(c.table, c.key, c.op) for c in done.expected_changes} == {(c.table, c.key, c.op) for c in original.expected_changes}
+    assert done.difficulty == original.difficulty
