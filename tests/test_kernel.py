@@ -169,3 +169,19 @@ def test_failed_writes_never_change_state(session: ToolSession, data: st.DataObj
     if not result.ok:
         assert session.state_hash() == before
     session.reset()
+
+
+def test_diff_sees_every_write_and_equals_a_full_comparison(session: ToolSession, zendesk: ServerSpec) -> None:
+    """The diff only compares touched tables; it must equal comparing the whole database."""
+    from mcpgym.servers.kernel.database import diff_rows, dump_rows
+
+    for name, arguments in [
+        ("create_ticket", {"subject": "s", "description": "d", "requester_id": 594, "tags": ["billing", "vip"]}),
+        ("remove_ticket_tags", {"ticket_id": 1486, "tags": ["follow_up"]}),
+        ("merge_tickets", {"source_ticket_id": 1499, "target_ticket_id": 1486}),
+        ("suspend_user", {"user_id": 594}),
+    ]:
+        assert session.call(name, arguments).ok
+    full = diff_rows(zendesk.seeded(0).rows, dump_rows(session._connection))
+    assert session.diff() == full
+    assert {c.table for c in full} >= {"tickets", "ticket_tags", "comments", "users"}

@@ -7,8 +7,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import ORMExecuteState, Session, object_mapper
 
 from mcpgym.servers.kernel.database import (
     RowChange,
@@ -61,6 +62,9 @@ class ToolSession:
         self._connection = new_connection()
         self._engine = engine_for(self._connection)
         self._db = Session(self._engine, expire_on_commit=False)
+        self._touched: set[str] = set()
+        event.listen(self._db, "after_flush", self._record_flush)
+        event.listen(self._db, "do_orm_execute", self._record_statement)
         self.seed = seed
         self.reset(seed)
 
@@ -73,6 +77,7 @@ class ToolSession:
         world = build_world(self.seed)
         self.context = ToolContext(db=self._db, now=world.now, world=world)
         self.writes = 0
+        self._touched.clear()
 
     @property
     def tools(self) -> list[ToolSpec]:
@@ -114,10 +119,30 @@ class ToolSession:
         return state_hash(self._connection)
 
     def diff(self) -> list[RowChange]:
-        """Row changes since the seeded world (empty when nothing was written)."""
+        """Row changes since the seeded world (empty when nothing was written).
+
+        Only the tables a write may have touched are compared, so this costs in proportion
+        to what changed, not to the size of the world.
+        """
         if self.writes == 0:
             return []
-        return diff_rows(self.spec.seeded(self.seed).rows, dump_rows(self._connection))
+        seeded = self.spec.seeded(self.seed).rows
+        tables = sorted(self._touched)
+        return diff_rows({t: seeded.get(t, {}) for t in tables}, dump_rows(self._connection, tables))
+
+    def _record_flush(self, session: Session, flush_context: object) -> None:
+        for instance in (*session.new, *session.dirty, *session.deleted):
+            mapper = object_mapper(instance)
+            self._touched.update(table.name for table in mapper.tables)
+            self._touched.update(
+                rel.secondary.name for rel in mapper.relationships if rel.secondary is not None  # type: ignore[attr-defined]
+            )
+
+    def _record_statement(self, state: ORMExecuteState) -> None:
+        if state.is_insert or state.is_update or state.is_delete:
+            table = getattr(state.statement, "table", None)
+            if table is not None:
+                self._touched.add(table.name)
 
     def close(self) -> None:
         self._db.close()
