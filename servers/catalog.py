@@ -15,6 +15,7 @@ SERVER_MODULES: dict[str, str] = {
     "zendesk": "mcpgym.servers.zendesk",
     "crm": "mcpgym.servers.crm",
     "email": "mcpgym.servers.email",
+    "flights": "mcpgym.servers.flights",
 }
 
 SERVER_GROUPS: dict[str, tuple[str, ...]] = {}

@@ -48,10 +48,20 @@ def email_identity(session: ToolSession, email: str) -> Identity | None:
     return data["name"], data["email"], data["organization_name"]
 
 
+def flights_identity(session: ToolSession, email: str) -> Identity | None:
+    result = session.call("get_passenger_by_email", {"email": email})
+    if not result.ok:
+        assert (result.error or "").startswith("not_found")
+        return None
+    data = result.data or {}
+    return data["name"], data["email"], data["organization_name"]
+
+
 LOOKUPS: dict[str, Callable[[ToolSession, str], Identity | None]] = {
     "zendesk": zendesk_identity,
     "crm": crm_identity,
     "email": email_identity,
+    "flights": flights_identity,
 }
 
 

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
@@ -16,10 +16,9 @@ from mcpgym.servers.kernel.fields import (
     Page,
     PerPage,
     Timestamp,
-    next_page,
-    page_slice,
 )
 from mcpgym.servers.kernel.lookup import get_or_raise
+from mcpgym.servers.kernel.query import contains_text, fetch_page
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 from mcpgym.servers.zendesk.models import (
     Comment,
@@ -259,10 +258,7 @@ def _ticket_clauses(
 ) -> list[ColumnElement[bool]]:
     clauses: list[ColumnElement[bool]] = [Ticket.merged_into_id.is_(None)]
     if query:
-        for word in query.split():
-            pattern = f"%{word.lower()}%"
-            clauses.append(or_(func.lower(Ticket.subject).like(pattern),
-                               func.lower(Ticket.description).like(pattern)))
+        clauses += [contains_text(word, Ticket.subject, Ticket.description) for word in query.split()]
     if status:
         clauses.append(Ticket.status.in_(status))
     if priority:
@@ -363,13 +359,10 @@ def search_tickets(
     clauses = _ticket_clauses(query, status, priority, type, tags, requester_id, assignee_id,
                               group_id, organization_id, created_after, created_before,
                               solved_after, solved_before)
-    total = ctx.db.scalar(select(func.count()).select_from(Ticket).where(*clauses)) or 0
     key = getattr(Ticket, sort_by)
     order = [key.is_(None), key.asc() if sort_order == "asc" else key.desc(), Ticket.id.asc()]
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(select(Ticket).where(*clauses).order_by(*order).offset(offset).limit(limit))
-    return TicketPage(tickets=[_summary(t) for t in rows], total=total, page=page,
-                      next_page=next_page(page, per_page, total))
+    rows, total, following = fetch_page(ctx.db, select(Ticket).where(*clauses).order_by(*order), page, per_page)
+    return TicketPage(tickets=[_summary(t) for t in rows], total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"ticket_id": 1380}])
@@ -392,20 +385,18 @@ def list_ticket_comments(
     clauses = [Comment.ticket_id == ticket_id]
     if not include_private:
         clauses.append(Comment.public.is_(True))
-    total = ctx.db.scalar(select(func.count()).select_from(Comment).where(*clauses)) or 0
     order = Comment.created_at.asc() if sort_order == "asc" else Comment.created_at.desc()
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.execute(
+    statement = (
         select(Comment, User.name).join(User, User.id == Comment.author_id).where(*clauses)
         .order_by(order, Comment.id.asc() if sort_order == "asc" else Comment.id.desc())
-        .offset(offset).limit(limit)
     )
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
     comments = [
         CommentOut(id=c.id, ticket_id=c.ticket_id, author_id=c.author_id, author_name=name,
                    body=c.body, public=c.public, created_at=c.created_at)
         for c, name in rows
     ]
-    return CommentPage(comments=comments, total=total, page=page, next_page=next_page(page, per_page, total))
+    return CommentPage(comments=comments, total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"ticket_id": 1466}])
@@ -523,17 +514,13 @@ def search_users(
     """Find users by name, email, role or organization, sorted by name."""
     clauses: list[ColumnElement[bool]] = []
     if query:
-        pattern = f"%{query.strip().lower()}%"
-        clauses.append(or_(func.lower(User.name).like(pattern), func.lower(User.email).like(pattern)))
+        clauses.append(contains_text(query, User.name, User.email))
     if role:
         clauses.append(User.role == role)
     if organization_id is not None:
         clauses.append(User.organization_id == organization_id)
-    total = ctx.db.scalar(select(func.count()).select_from(User).where(*clauses)) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(select(User).where(*clauses).order_by(User.name, User.id).offset(offset).limit(limit))
-    return UserPage(users=[_user_out(u) for u in rows], total=total, page=page,
-                    next_page=next_page(page, per_page, total))
+    rows, total, following = fetch_page(ctx.db, select(User).where(*clauses).order_by(User.name, User.id), page, per_page)
+    return UserPage(users=[_user_out(u) for u in rows], total=total, page=page, next_page=following)
 
 
 def _organization_out(db: Session, org: Organization) -> OrganizationOut:
@@ -564,15 +551,13 @@ def search_organizations(
     """Find customer organizations by name, domain or industry, sorted by name."""
     clauses: list[ColumnElement[bool]] = []
     if query:
-        pattern = f"%{query.strip().lower()}%"
-        clauses.append(or_(func.lower(Organization.name).like(pattern), func.lower(Organization.domain).like(pattern)))
+        clauses.append(contains_text(query, Organization.name, Organization.domain))
     if industry:
         clauses.append(func.lower(Organization.industry) == industry.lower())
-    total = ctx.db.scalar(select(func.count()).select_from(Organization).where(*clauses)) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(select(Organization).where(*clauses).order_by(Organization.name).offset(offset).limit(limit))
+    statement = select(Organization).where(*clauses).order_by(Organization.name)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
     return OrganizationPage(organizations=[_organization_out(ctx.db, o) for o in rows], total=total,
-                            page=page, next_page=next_page(page, per_page, total))
+                            page=page, next_page=following)
 
 
 @tools.tool(examples=[{}])

@@ -1,0 +1,35 @@
+"""Query helpers every server's search tools share: text matching and pagination."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, func, or_, select
+from sqlalchemy.orm import Session
+
+from mcpgym.servers.kernel.fields import next_page, page_slice
+
+
+def contains_text(query: str, *columns: Any) -> ColumnElement[bool]:
+    """Rows where any of `columns` contains `query`, case-insensitively."""
+    pattern = f"%{query.strip().lower()}%"
+    return or_(*(func.lower(column).like(pattern) for column in columns))
+
+
+def count_rows(db: Session, statement: Select[Any]) -> int:
+    """How many rows `statement` yields (its ordering is ignored)."""
+    return db.scalar(select(func.count()).select_from(statement.order_by(None).subquery())) or 0
+
+
+def fetch_page(db: Session, statement: Select[Any], page: int, per_page: int) -> tuple[list[Any], int, int | None]:
+    """One page of `statement`'s results, the total over all pages, and the next page number.
+
+    A statement selecting one entity or column yields its values; one selecting several
+    yields row tuples.
+    """
+    total = count_rows(db, statement)
+    offset, limit = page_slice(page, per_page)
+    paged = statement.offset(offset).limit(limit)
+    single = len(statement.column_descriptions) == 1
+    rows = list(db.scalars(paged)) if single else list(db.execute(paged).all())
+    return rows, total, next_page(page, per_page, total)
