@@ -15,6 +15,7 @@ SERVER_MODULES: dict[str, str] = {
     "zendesk": "mcpgym.servers.zendesk",
     "crm": "mcpgym.servers.crm",
     "email": "mcpgym.servers.email",
+    "finance": "mcpgym.servers.finance",
     "flights": "mcpgym.servers.flights",
 }
 

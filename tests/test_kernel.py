@@ -10,11 +10,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from mcpgym.servers.catalog import server_names
 from mcpgym.servers.kernel.errors import ForbiddenError
 from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.kernel.spec import ServerSpec
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 from mcpgym.servers.kernel.world import build_world
+
+
+SERVERS = server_names()
 
 
 class Out(BaseModel):
@@ -125,6 +129,20 @@ def test_same_seed_same_world_across_processes(zendesk: ServerSpec) -> None:
     with ToolSession(zendesk, 3) as here:
         hashes.add(here.state_hash() + "\n")
     assert len(hashes) == 1
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_seeded_snapshot_is_the_same_to_the_byte_across_processes(server: str) -> None:
+    code = (
+        "import hashlib\n"
+        "from mcpgym.servers.catalog import load_server\n"
+        f"print(hashlib.sha256(load_server({server!r}).seeded(2).snapshot).hexdigest())"
+    )
+    runs = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": str(n)}).stdout
+        for n in (1, 2)
+    }
+    assert len(runs) == 1 and len(next(iter(runs)).strip()) == 64
 
 
 def test_world_is_shared_and_consistent() -> None:

@@ -18,6 +18,7 @@ from sqlalchemy import create_engine
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.schema import CreateIndex, CreateTable
 
 Rows = dict[str, dict[str, dict[str, Any]]]
 """table -> primary key (as text) -> column -> value."""
@@ -50,11 +51,24 @@ def engine_for(connection: sqlite3.Connection) -> Engine:
     return create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)
 
 
+def create_schema(engine: Engine, base: type[DeclarativeBase]) -> None:
+    """Create every table, then its indexes sorted by name.
+
+    `metadata.create_all` emits a table's indexes in set order, which changes between
+    processes; a fixed order keeps the seeded database the same to the byte.
+    """
+    with engine.begin() as connection:
+        for table in base.metadata.sorted_tables:
+            connection.execute(CreateTable(table))
+            for index in sorted(table.indexes, key=lambda i: str(i.name)):
+                connection.execute(CreateIndex(index))
+
+
 def build_snapshot(base: type[DeclarativeBase], populate: Callable[[Session], None]) -> bytes:
     """Create the schema, fill it with `populate`, and return the database as bytes."""
     connection = new_connection()
     engine = engine_for(connection)
-    base.metadata.create_all(engine)
+    create_schema(engine, base)
     with Session(engine) as db:
         populate(db)
         db.commit()
@@ -115,8 +129,8 @@ def state_hash(connection: sqlite3.Connection) -> str:
     for table, columns, keys in _tables(connection):
         digest.update(f"{table}:{','.join(columns)}\n".encode())
         select = ", ".join(f'"{c}"' for c in columns)
-        for record in connection.execute(f'SELECT {select} FROM "{table}" ORDER BY {keys}'):
-            digest.update(repr(record).encode())
+        records = connection.execute(f'SELECT {select} FROM "{table}" ORDER BY {keys}').fetchall()
+        digest.update(repr(records).encode())
     return digest.hexdigest()
 
 

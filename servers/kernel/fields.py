@@ -10,7 +10,10 @@ from pydantic import AfterValidator, Field, PlainSerializer
 
 def _to_naive_utc(value: datetime) -> datetime:
     if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
+        try:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        except OverflowError:
+            raise ValueError("time is out of range once converted to UTC") from None
     return value
 
 
