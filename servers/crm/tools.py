@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy import ColumnElement, func, select
 
 from mcpgym.servers.crm.models import (
     CLOSED_STAGES,
@@ -16,7 +16,6 @@ from mcpgym.servers.crm.models import (
     STAGES,
     Account,
     Activity,
-    Base,
     Contact,
     Lead,
     Note,
@@ -30,15 +29,12 @@ from mcpgym.servers.kernel.fields import (
     Page,
     PerPage,
     Timestamp,
-    next_page,
-    page_slice,
 )
 from mcpgym.servers.kernel.lookup import get_or_raise
+from mcpgym.servers.kernel.query import contains_text, fetch_page
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
-
-M = TypeVar("M", bound=Base)
 
 ACTING_USER_ID = 1
 """The sales manager on whose behalf writes are made when no owner is given."""
@@ -489,7 +485,7 @@ def _deal_clauses(
     statuses = {"open": OPEN_STAGES, "won": ("Closed Won",), "lost": ("Closed Lost",), "closed": CLOSED_STAGES}
     clauses: list[ColumnElement[bool]] = []
     for word in (query or "").split():
-        clauses.append(func.lower(Opportunity.name).like(f"%{word.lower()}%"))
+        clauses.append(contains_text(word, Opportunity.name))
     if stage:
         clauses.append(Opportunity.stage.in_(stage))
     if status:
@@ -504,16 +500,6 @@ def _deal_clauses(
     if amount_max is not None:
         clauses.append(Opportunity.amount <= amount_max)
     return clauses
-
-
-def _page_of(
-    ctx: ToolContext, model: type[M], clauses: list[ColumnElement[bool]], order: list[Any], page: int, per_page: int,
-) -> tuple[list[M], int]:
-    """One page of `model` rows matching `clauses`, and the number of matching rows."""
-    total = ctx.db.scalar(select(func.count()).select_from(model).where(*clauses)) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(select(model).where(*clauses).order_by(*order).offset(offset).limit(limit))
-    return list(rows), total
 
 
 # ---------------------------------------------------------------- reads: people and companies
@@ -549,8 +535,7 @@ def search_accounts(
     """Find accounts (customer companies) by name, domain, industry, type, owner or country, sorted by name."""
     clauses: list[ColumnElement[bool]] = []
     if query:
-        pattern = f"%{query.strip().lower()}%"
-        clauses.append(or_(func.lower(Account.name).like(pattern), func.lower(Account.domain).like(pattern)))
+        clauses.append(contains_text(query, Account.name, Account.domain))
     if industry:
         clauses.append(func.lower(Account.industry) == industry.strip().lower())
     if type:
@@ -559,9 +544,9 @@ def search_accounts(
         clauses.append(Account.owner_id == owner_id)
     if country:
         clauses.append(func.lower(Account.country) == country.strip().lower())
-    rows, total = _page_of(ctx, Account, clauses, [Account.name, Account.id], page, per_page)
-    return AccountPage(accounts=[_account_out(a) for a in rows], total=total, page=page,
-                       next_page=next_page(page, per_page, total))
+    statement = select(Account).where(*clauses).order_by(Account.name, Account.id)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return AccountPage(accounts=[_account_out(a) for a in rows], total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"account_id": 16}])
@@ -593,19 +578,16 @@ def search_contacts(
     """Find contacts (people at accounts) by name, email, account, owner or title, sorted by last name."""
     clauses: list[ColumnElement[bool]] = []
     if query:
-        pattern = f"%{query.strip().lower()}%"
-        full_name = func.lower(Contact.first_name + " " + Contact.last_name)
-        clauses.append(or_(full_name.like(pattern), func.lower(Contact.email).like(pattern)))
+        clauses.append(contains_text(query, Contact.first_name + " " + Contact.last_name, Contact.email))
     if account_id is not None:
         clauses.append(Contact.account_id == account_id)
     if owner_id is not None:
         clauses.append(Contact.owner_id == owner_id)
     if title:
-        clauses.append(func.lower(Contact.title).like(f"%{title.strip().lower()}%"))
-    order = [Contact.last_name, Contact.first_name, Contact.id]
-    rows, total = _page_of(ctx, Contact, clauses, order, page, per_page)
-    return ContactPage(contacts=[_contact_out(c) for c in rows], total=total, page=page,
-                       next_page=next_page(page, per_page, total))
+        clauses.append(contains_text(title, Contact.title))
+    statement = select(Contact).where(*clauses).order_by(Contact.last_name, Contact.first_name, Contact.id)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return ContactPage(contacts=[_contact_out(c) for c in rows], total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"contact_id": 160}])
@@ -644,10 +626,7 @@ def search_leads(
     _check_range(created_after, created_before, "created_after/created_before")
     clauses: list[ColumnElement[bool]] = []
     if query:
-        pattern = f"%{query.strip().lower()}%"
-        full_name = func.lower(Lead.first_name + " " + Lead.last_name)
-        clauses.append(or_(full_name.like(pattern), func.lower(Lead.email).like(pattern),
-                           func.lower(Lead.company).like(pattern)))
+        clauses.append(contains_text(query, Lead.first_name + " " + Lead.last_name, Lead.email, Lead.company))
     if status:
         clauses.append(Lead.status.in_(status))
     clauses += _equal((Lead.source, source), (Lead.rating, rating), (Lead.owner_id, owner_id))
@@ -655,9 +634,9 @@ def search_leads(
         clauses.append(Lead.created_at >= created_after)
     if created_before is not None:
         clauses.append(Lead.created_at < created_before)
-    rows, total = _page_of(ctx, Lead, clauses, [Lead.created_at.desc(), Lead.id.desc()], page, per_page)
-    return LeadPage(leads=[_lead_out(lead) for lead in rows], total=total, page=page,
-                    next_page=next_page(page, per_page, total))
+    statement = select(Lead).where(*clauses).order_by(Lead.created_at.desc(), Lead.id.desc())
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return LeadPage(leads=[_lead_out(lead) for lead in rows], total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"lead_id": 187}])
@@ -695,10 +674,10 @@ def search_opportunities(
                             close_before, amount_min, amount_max, created_after, created_before)
     key = getattr(Opportunity, sort_by)
     order = [key.asc() if sort_order == "asc" else key.desc(), Opportunity.id.asc()]
-    rows, total = _page_of(ctx, Opportunity, clauses, order, page, per_page)
+    rows, total, following = fetch_page(ctx.db, select(Opportunity).where(*clauses).order_by(*order), page, per_page)
     amount = ctx.db.scalar(select(func.coalesce(func.sum(Opportunity.amount), 0.0)).where(*clauses)) or 0.0
     return OpportunityPage(opportunities=[_opportunity_out(o) for o in rows], total=total,
-                           total_amount=_money(amount), page=page, next_page=next_page(page, per_page, total))
+                           total_amount=_money(amount), page=page, next_page=following)
 
 
 @tools.tool(examples=[{"opportunity_id": 358}])
@@ -804,9 +783,9 @@ def search_activities(
     if scheduled_before is not None:
         clauses.append(Activity.scheduled_at < scheduled_before)
     key = Activity.scheduled_at.asc() if sort_order == "asc" else Activity.scheduled_at.desc()
-    rows, total = _page_of(ctx, Activity, clauses, [key, Activity.id.asc()], page, per_page)
-    return ActivityPage(activities=[_activity_out(a) for a in rows], total=total, page=page,
-                        next_page=next_page(page, per_page, total))
+    statement = select(Activity).where(*clauses).order_by(key, Activity.id.asc())
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return ActivityPage(activities=[_activity_out(a) for a in rows], total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"per_page": 10}])
@@ -822,9 +801,9 @@ def list_notes(
     """List notes, newest first, optionally only those on one record."""
     clauses = _equal((Note.account_id, account_id), (Note.contact_id, contact_id),
                      (Note.opportunity_id, opportunity_id), (Note.lead_id, lead_id))
-    rows, total = _page_of(ctx, Note, clauses, [Note.created_at.desc(), Note.id.desc()], page, per_page)
-    return NotePage(notes=[_note_out(n) for n in rows], total=total, page=page,
-                    next_page=next_page(page, per_page, total))
+    statement = select(Note).where(*clauses).order_by(Note.created_at.desc(), Note.id.desc())
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return NotePage(notes=[_note_out(n) for n in rows], total=total, page=page, next_page=following)
 
 
 # ---------------------------------------------------------------- writes: records

@@ -28,10 +28,9 @@ from mcpgym.servers.kernel.fields import (
     PerPage,
     Timestamp,
     format_timestamp,
-    next_page,
-    page_slice,
 )
 from mcpgym.servers.kernel.lookup import get_or_raise
+from mcpgym.servers.kernel.query import fetch_page
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
@@ -559,12 +558,9 @@ def search_messages(
         clauses.append(Message.date >= after)
     if before is not None:
         clauses.append(Message.date < before)
-    total = _count(ctx.db, clauses)
     order = [Message.date.desc(), Message.id.desc()] if sort_order == "desc" else [Message.date, Message.id]
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(select(Message).where(*clauses).order_by(*order).offset(offset).limit(limit))
-    return MessagePage(messages=[_summary(m) for m in rows], total=total, page=page,
-                       next_page=next_page(page, per_page, total))
+    rows, total, following = fetch_page(ctx.db, select(Message).where(*clauses).order_by(*order), page, per_page)
+    return MessagePage(messages=[_summary(m) for m in rows], total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"message_id": 2696}])
@@ -614,12 +610,9 @@ def list_contacts(
         clauses.append(func.lower(Contact.organization_name).contains(organization.strip().lower(), autoescape=True))
     if kind:
         clauses.append(Contact.kind == kind)
-    total = ctx.db.scalar(select(func.count()).select_from(Contact).where(*clauses)) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(select(Contact).where(*clauses)
-                          .order_by(Contact.name.is_(None), Contact.name, Contact.email).offset(offset).limit(limit))
-    return ContactPage(contacts=[_contact_out(ctx.db, c) for c in rows], total=total, page=page,
-                       next_page=next_page(page, per_page, total))
+    statement = select(Contact).where(*clauses).order_by(Contact.name.is_(None), Contact.name, Contact.email)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return ContactPage(contacts=[_contact_out(ctx.db, c) for c in rows], total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"email": "amy.velazquez@northwindsystems.com"}])

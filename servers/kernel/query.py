@@ -11,9 +11,9 @@ from mcpgym.servers.kernel.fields import next_page, page_slice
 
 
 def contains_text(query: str, *columns: Any) -> ColumnElement[bool]:
-    """Rows where any of `columns` contains `query`, case-insensitively."""
-    pattern = f"%{query.strip().lower()}%"
-    return or_(*(func.lower(column).like(pattern) for column in columns))
+    """Rows where any of `columns` contains `query`, case-insensitively (`%` and `_` are literal)."""
+    needle = query.strip().lower()
+    return or_(*(func.lower(column).contains(needle, autoescape=True) for column in columns))
 
 
 def count_rows(db: Session, statement: Select[Any]) -> int:
