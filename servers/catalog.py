@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 SERVER_MODULES: dict[str, str] = {
     "zendesk": "mcpgym.servers.zendesk",
     "crm": "mcpgym.servers.crm",
+    "calendar": "mcpgym.servers.calendar",
     "email": "mcpgym.servers.email",
     "finance": "mcpgym.servers.finance",
     "flights": "mcpgym.servers.flights",

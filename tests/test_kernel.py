@@ -105,6 +105,9 @@ def test_internal_errors_hide_the_traceback(zendesk: ServerSpec) -> None:
         ("update_ticket", {"ticket_id": 5, "priority": "urgent"}, "forbidden"),
         ("update_ticket", {"ticket_id": 1486, "priority": "critical"}, "invalid_arguments"),
         ("no_such_tool", {}, "unknown_tool"),
+        ("get_user", {"user_id": 10**19}, "invalid_arguments"),
+        ("search_users", {"page": 10**19}, "invalid_arguments"),
+        ("search_tickets", {"created_after": "0001-01-01T00:00:00+05:00"}, "invalid_arguments"),
     ],
 )
 def test_bad_input_is_a_clear_error_and_changes_nothing(

@@ -66,9 +66,19 @@ def finance_identity(session: ToolSession, email: str) -> Identity | None:
     return data["name"], data["email"], data["organization_name"]
 
 
+def calendar_identity(session: ToolSession, email: str) -> Identity | None:
+    result = session.call("get_person", {"email": email})
+    if not result.ok:
+        assert (result.error or "").startswith("not_found")
+        return None
+    data = result.data or {}
+    return data["name"], data["email"], data["organization_name"]
+
+
 LOOKUPS: dict[str, Callable[[ToolSession, str], Identity | None]] = {
     "zendesk": zendesk_identity,
     "crm": crm_identity,
+    "calendar": calendar_identity,
     "email": email_identity,
     "finance": finance_identity,
     "flights": flights_identity,

@@ -103,6 +103,10 @@ class ToolSession:
         except ToolError as err:
             self._db.rollback()
             return ToolResult(tool=name, ok=False, error=err.render())
+        except OverflowError:
+            self._db.rollback()
+            error = InvalidArgumentError(f"{name}: a number is out of range (ids and counts must fit in 64 bits)")
+            return ToolResult(tool=name, ok=False, error=error.render())
         except IntegrityError as err:
             self._db.rollback()
             message = str(err.orig).splitlines()[0] if err.orig else "constraint violated"
