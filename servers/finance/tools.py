@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import ColumnElement, case, func, or_, select
+from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.orm import Session
 
 from mcpgym.servers.finance.models import (
@@ -32,6 +32,7 @@ from mcpgym.servers.kernel.fields import (
     page_slice,
 )
 from mcpgym.servers.kernel.lookup import get_or_raise
+from mcpgym.servers.kernel.query import contains_text, fetch_page
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
@@ -754,12 +755,11 @@ def search_tickers(
     """
     clauses: list[ColumnElement[bool]] = []
     if query:
-        pattern = f"%{query.strip().lower()}%"
-        clauses.append(or_(func.lower(Ticker.name).like(pattern), func.lower(Ticker.symbol).like(pattern)))
+        clauses.append(contains_text(query, Ticker.name, Ticker.symbol))
     if sector:
         clauses.append(Ticker.sector == sector)
     if industry:
-        clauses.append(func.lower(Ticker.industry).like(f"%{industry.strip().lower()}%"))
+        clauses.append(contains_text(industry, Ticker.industry))
     if exchange:
         clauses.append(Ticker.exchange == exchange)
     if country:
@@ -867,14 +867,13 @@ def get_dividends(
     if status is not None:
         today = ctx.now.date()
         clauses.append(Dividend.pay_date > today if status == "upcoming" else Dividend.pay_date <= today)
-    total, amount = ctx.db.execute(select(func.count(), func.coalesce(func.sum(Dividend.amount), 0.0))
-                                   .select_from(Dividend).where(*clauses)).one()
     order = Dividend.ex_date.asc() if sort_order == "asc" else Dividend.ex_date.desc()
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.execute(select(Dividend, Ticker.symbol).join(Ticker, Ticker.id == Dividend.ticker_id)
-                          .where(*clauses).order_by(order, Ticker.symbol).offset(offset).limit(limit))
+    statement = (select(Dividend, Ticker.symbol).join(Ticker, Ticker.id == Dividend.ticker_id)
+                 .where(*clauses).order_by(order, Ticker.symbol))
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    amount = ctx.db.scalar(select(func.coalesce(func.sum(Dividend.amount), 0.0)).where(*clauses)) or 0.0
     return DividendPage(dividends=[_dividend_out(d, s, ctx.now) for d, s in rows], total=total,
-                        total_amount=round(amount, 2), page=page, next_page=next_page(page, per_page, total))
+                        total_amount=round(amount, 2), page=page, next_page=following)
 
 
 @tools.tool(examples=[{"symbols": ["GREE", "CROS", "WALK"], "period": "1y"}])
@@ -927,11 +926,10 @@ def list_portfolios(
         clauses.append(Portfolio.investor_id == _investor(ctx, owner_email).id)
     if kind:
         clauses.append(Portfolio.kind == kind)
-    total = ctx.db.scalar(select(func.count()).select_from(Portfolio).where(*clauses)) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = list(ctx.db.scalars(select(Portfolio).where(*clauses).order_by(Portfolio.id).offset(offset).limit(limit)))
+    statement = select(Portfolio).where(*clauses).order_by(Portfolio.id)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
     return PortfolioPage(portfolios=[s for s, _ in _summaries(ctx.db, rows)], total=total, page=page,
-                         next_page=next_page(page, per_page, total))
+                         next_page=following)
 
 
 @tools.tool(examples=[{"portfolio_id": 1}, {"portfolio_id": 2, "include_closed": True}])
@@ -967,16 +965,14 @@ def list_transactions(
         clauses.append(Transaction.trade_date >= start.date())
     if end is not None:
         clauses.append(Transaction.trade_date <= end.date())
-    total, net = ctx.db.execute(select(func.count(), func.coalesce(func.sum(Transaction.amount), 0.0))
-                                .select_from(Transaction).where(*clauses)).one()
     order = ([Transaction.executed_at.asc(), Transaction.id.asc()] if sort_order == "asc"
              else [Transaction.executed_at.desc(), Transaction.id.desc()])
-    offset, limit = page_slice(page, per_page)
-    rows = list(ctx.db.scalars(select(Transaction).where(*clauses).order_by(*order).offset(offset).limit(limit)))
+    rows, total, following = fetch_page(ctx.db, select(Transaction).where(*clauses).order_by(*order), page, per_page)
+    net = ctx.db.scalar(select(func.coalesce(func.sum(Transaction.amount), 0.0)).where(*clauses)) or 0.0
     tickers = _symbols(ctx.db, [t.ticker_id for t in rows if t.ticker_id is not None])
     return TransactionPage(
         transactions=[_transaction_out(t, tickers[t.ticker_id].symbol if t.ticker_id else None) for t in rows],
-        total=total, net_amount=round(net, 2), page=page, next_page=next_page(page, per_page, total),
+        total=total, net_amount=round(net, 2), page=page, next_page=following,
     )
 
 
@@ -1058,11 +1054,9 @@ def list_watchlists(
         ticker_id = _ticker(ctx, symbol).id
         holding = select(WatchlistItem.watchlist_id).where(WatchlistItem.ticker_id == ticker_id)
         clauses.append(Watchlist.id.in_(holding))
-    total = ctx.db.scalar(select(func.count()).select_from(Watchlist).where(*clauses)) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = list(ctx.db.scalars(select(Watchlist).where(*clauses).order_by(Watchlist.id).offset(offset).limit(limit)))
-    return WatchlistPage(watchlists=_watchlist_summaries(ctx.db, rows), total=total, page=page,
-                         next_page=next_page(page, per_page, total))
+    statement = select(Watchlist).where(*clauses).order_by(Watchlist.id)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return WatchlistPage(watchlists=_watchlist_summaries(ctx.db, rows), total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"watchlist_id": 1}])

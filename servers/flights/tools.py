@@ -45,6 +45,7 @@ from mcpgym.servers.kernel.fields import (
     page_slice,
 )
 from mcpgym.servers.kernel.lookup import get_or_raise
+from mcpgym.servers.kernel.query import contains_text, fetch_page
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
@@ -647,18 +648,15 @@ def find_airports(
     """Find airports served by the airline by code, name, city or country, sorted by code."""
     clauses: list[ColumnElement[bool]] = []
     if query:
-        text = query.strip().lower()
-        clauses.append(or_(func.lower(Airport.code) == text, func.lower(Airport.name).like(f"%{text}%"),
-                           func.lower(Airport.city).like(f"%{text}%")))
+        clauses.append(or_(func.lower(Airport.code) == query.strip().lower(),
+                           contains_text(query, Airport.name, Airport.city)))
     if country:
         clauses.append(func.lower(Airport.country) == country.strip().lower())
     if hubs_only:
         clauses.append(Airport.is_hub.is_(True))
-    total = ctx.db.scalar(select(func.count()).select_from(Airport).where(*clauses)) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(select(Airport).where(*clauses).order_by(Airport.code).offset(offset).limit(limit))
-    return AirportPage(airports=[_airport_out(a) for a in rows], total=total, page=page,
-                       next_page=next_page(page, per_page, total))
+    statement = select(Airport).where(*clauses).order_by(Airport.code)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return AirportPage(airports=[_airport_out(a) for a in rows], total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"city": "Oxford", "country": "United Kingdom", "limit": 2}])
@@ -835,13 +833,10 @@ def list_flights(
         clauses.append(Flight.scheduled_departure < departure_before)
     if status:
         clauses.append(Flight.status.in_(status))
-    base = select(Flight).join(Route, Route.id == Flight.route_id).where(*clauses)
-    total = ctx.db.scalar(select(func.count()).select_from(base.subquery())) or 0
     order = Flight.scheduled_departure.asc() if sort_order == "asc" else Flight.scheduled_departure.desc()
-    offset, limit = page_slice(page, per_page)
-    rows = list(ctx.db.scalars(base.order_by(order, Flight.id).offset(offset).limit(limit)))
-    return FlightPage(flights=_details(ctx.db, rows), total=total, page=page,
-                      next_page=next_page(page, per_page, total))
+    statement = select(Flight).join(Route, Route.id == Flight.route_id).where(*clauses).order_by(order, Flight.id)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return FlightPage(flights=_details(ctx.db, rows), total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"flight_id": 10153}])
@@ -917,19 +912,15 @@ def search_passengers(
     """Find passengers by name, email, loyalty number or organisation, sorted by last name."""
     clauses: list[ColumnElement[bool]] = []
     if query:
-        text = f"%{query.strip().lower()}%"
-        full = func.lower(Passenger.first_name + " " + Passenger.last_name)
-        clauses.append(or_(full.like(text), func.lower(Passenger.email).like(text),
-                           func.lower(Passenger.loyalty_number).like(text)))
+        clauses.append(contains_text(query, Passenger.first_name + " " + Passenger.last_name, Passenger.email,
+                                     Passenger.loyalty_number))
     if organization:
         clauses.append(Passenger.organization_id.in_(
-            select(Organization.id).where(func.lower(Organization.name).like(f"%{organization.strip().lower()}%"))))
-    total = ctx.db.scalar(select(func.count()).select_from(Passenger).where(*clauses)) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(select(Passenger).where(*clauses)
-                          .order_by(Passenger.last_name, Passenger.first_name, Passenger.id).offset(offset).limit(limit))
+            select(Organization.id).where(contains_text(organization, Organization.name))))
+    statement = select(Passenger).where(*clauses).order_by(Passenger.last_name, Passenger.first_name, Passenger.id)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
     return PassengerPage(passengers=[_passenger_out(ctx.db, p) for p in rows], total=total, page=page,
-                         next_page=next_page(page, per_page, total))
+                         next_page=following)
 
 
 @tools.tool(examples=[{"passenger_id": 239}])
@@ -1124,12 +1115,10 @@ def list_passenger_reservations(
         select(ReservationPassenger.reservation_id).where(ReservationPassenger.passenger_id == passenger_id))]
     if status:
         clauses.append(Reservation.status.in_(status))
-    total = ctx.db.scalar(select(func.count()).select_from(Reservation).where(*clauses)) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(select(Reservation).where(*clauses)
-                          .order_by(Reservation.created_at.desc(), Reservation.id.desc()).offset(offset).limit(limit))
+    statement = select(Reservation).where(*clauses).order_by(Reservation.created_at.desc(), Reservation.id.desc())
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
     return ReservationPage(reservations=[_reservation_summary(ctx.db, r) for r in rows], total=total, page=page,
-                           next_page=next_page(page, per_page, total))
+                           next_page=following)
 
 
 @tools.tool(examples=[{"passenger_id": 239, "start": "2025-01-01T00:00:00Z", "end": "2025-11-01T00:00:00Z"}])
