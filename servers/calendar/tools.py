@@ -36,6 +36,7 @@ from mcpgym.servers.calendar.recurrence import (
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import Page, PerPage, Timestamp, next_page, page_slice
 from mcpgym.servers.kernel.lookup import get_or_raise
+from mcpgym.servers.kernel.query import contains_text, fetch_page
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
@@ -546,9 +547,7 @@ def _event_clauses(
         else:
             clauses.append(Event.calendar_id == calendar_id)
     for word in (query or "").split():
-        pattern = f"%{word.lower()}%"
-        clauses.append(or_(func.lower(Event.title).like(pattern), func.lower(Event.description).like(pattern),
-                           func.lower(Event.location).like(pattern)))
+        clauses.append(contains_text(word, Event.title, Event.description, Event.location))
     if attendee_email is not None:
         person = _person(ctx, attendee_email)
         clauses.append(Event.id.in_(select(Attendee.event_id).where(Attendee.person_id == person.id)))
@@ -557,7 +556,7 @@ def _event_clauses(
     if organization:
         members = (select(Attendee.event_id).join(Person, Person.id == Attendee.person_id)
                    .join(Organization, Organization.id == Person.organization_id)
-                   .where(func.lower(Organization.name).like(f"%{organization.strip().lower()}%")))
+                   .where(contains_text(organization, Organization.name)))
         clauses.append(Event.id.in_(members))
     if room_id is not None:
         _room(ctx, room_id)
@@ -682,17 +681,14 @@ def list_calendars(
     if kind:
         clauses.append(Calendar.kind == kind)
     if query:
-        pattern = f"%{query.strip().lower()}%"
-        clauses.append(or_(func.lower(Calendar.name).like(pattern), func.lower(Person.name).like(pattern),
-                           Person.email.like(pattern)))
-    base = select(Calendar).join(Person, Person.id == Calendar.owner_id).where(*clauses)
-    total = ctx.db.scalar(select(func.count()).select_from(base.subquery())) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(base.order_by(Calendar.id).offset(min(offset, total)).limit(limit))
+        clauses.append(contains_text(query, Calendar.name, Person.name, Person.email))
+    statement = (select(Calendar).join(Person, Person.id == Calendar.owner_id).where(*clauses)
+                 .order_by(Calendar.id))
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
     return CalendarPage(
         calendars=[CalendarOut(id=c.id, name=c.name, description=c.description, kind=c.kind,
                                owner=_ref(c.owner), time_zone=c.time_zone) for c in rows],
-        total=total, page=page, next_page=next_page(page, per_page, total))
+        total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"organization": "montgomery", "per_page": 5}, {"query": "miller", "is_employee": True}])
@@ -707,18 +703,15 @@ def search_people(
     """Search the directory of employees and customers who can be invited, sorted by name."""
     clauses: list[ColumnElement[bool]] = []
     if query:
-        pattern = f"%{query.strip().lower()}%"
-        clauses.append(or_(func.lower(Person.name).like(pattern), Person.email.like(pattern)))
+        clauses.append(contains_text(query, Person.name, Person.email))
     if organization:
-        clauses.append(func.lower(Organization.name).like(f"%{organization.strip().lower()}%"))
+        clauses.append(contains_text(organization, Organization.name))
     if is_employee is not None:
         clauses.append(Person.is_employee.is_(is_employee))
-    base = select(Person).join(Organization, Organization.id == Person.organization_id).where(*clauses)
-    total = ctx.db.scalar(select(func.count()).select_from(base.subquery())) or 0
-    offset, limit = page_slice(page, per_page)
-    rows = ctx.db.scalars(base.order_by(Person.name, Person.id).offset(min(offset, total)).limit(limit))
-    return PersonPage(people=[_person_out(ctx, p) for p in rows], total=total, page=page,
-                      next_page=next_page(page, per_page, total))
+    statement = (select(Person).join(Organization, Organization.id == Person.organization_id).where(*clauses)
+                 .order_by(Person.name, Person.id))
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return PersonPage(people=[_person_out(ctx, p) for p in rows], total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"email": "ann.olson@northwindsystems.com"}, {"email": "justin.fitzgerald@montgomeryllc.com"}])
