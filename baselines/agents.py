@@ -12,8 +12,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from mcpgym.envs.spaces import AssistantTurn
-from mcpgym.tasks.model import GroundTruthCall, Task
-from mcpgym.tasks.refs import evaluate
+from mcpgym.tasks.model import GroundTruthCall, Task, Turn
+from mcpgym.tasks.refs import RefError, evaluate
 
 
 class Agent(Protocol):
@@ -34,13 +34,21 @@ def format_value(value: Any) -> str:
 class OracleAgent:
     """Replays the ground truth through the environment: every call as a text tool call,
     independent calls batched in one turn, bound arguments filled from the tool results it
-    reads back, and each user turn answered with its facts computed from those results."""
+    reads back, and each user turn answered with its facts computed from those results.
+
+    Subclasses (see `mcpgym.baselines.adversarial`) perturb it through `skip`, `arguments`
+    and `answer`, to make the near-miss trajectories the reward tests need.
+    """
+
+    skip: frozenset[str] = frozenset()
+    """Ground-truth call ids never made (nor anything that needs their results)."""
 
     def reset(self, task: Task, observation: dict[str, Any]) -> None:
         self.task = task
         self.turn = 0
         self.results: dict[str, Any] = {}
-        self.pending: dict[str, str] = {}
+        self.failed: set[str] = set(self.skip)
+        self.pending: list[str] = []
         self.seen = len(observation["messages"])
         names = {tool["function"]["name"] for tool in observation["tools"]}
         self.public = {
@@ -53,33 +61,55 @@ class OracleAgent:
     def act(self, observation: dict[str, Any]) -> str:
         self._read_results(observation["messages"])
         turn = self.task.turns[self.turn]
-        todo = [call for call in turn.calls if call.id not in self.results]
-        ready = [call for call in todo if call.depends_on() <= set(self.results)]
-        if todo and not ready:
-            raise RuntimeError(f"oracle stuck on task {self.task.id}: calls {[c.id for c in todo]} cannot run")
-        if ready:
-            return "".join(self._call_text(call) for call in ready)
+        while True:
+            for call in turn.calls:
+                if call.id not in self.results and call.depends_on() & self.failed:
+                    self.failed.add(call.id)
+            todo = [c for c in turn.calls if c.id not in self.results and c.id not in self.failed]
+            ready = [call for call in todo if call.depends_on() <= set(self.results)]
+            if not ready:
+                break
+            texts = []
+            for call in ready:
+                try:
+                    texts.append(self._call_text(call))
+                except RefError:
+                    self.failed.add(call.id)
+            if texts:
+                return "".join(texts)
         self.turn += 1
-        lines = [f"{fact.name}: {format_value(evaluate(fact.expr, self.results))}" for fact in turn.facts]
+        return self.answer(turn)
+
+    def arguments(self, call: GroundTruthCall) -> dict[str, Any]:
+        """The arguments sent for `call`."""
+        return call.resolved_arguments(self.results)
+
+    def answer(self, turn: Turn) -> str:
+        """The final answer of a user turn: one `name: value` line per fact it can compute."""
+        lines = []
+        for fact in turn.facts:
+            try:
+                lines.append(f"{fact.name}: {format_value(evaluate(fact.expr, self.results))}")
+            except RefError:
+                continue
         return "\n".join(lines) or "Done."
 
     def _call_text(self, call: GroundTruthCall) -> str:
-        self.pending[f"#{len(self.pending)}"] = call.id
-        payload = {"name": self.public[(call.server, call.tool)], "arguments": call.resolved_arguments(self.results)}
+        payload = {"name": self.public[(call.server, call.tool)], "arguments": self.arguments(call)}
+        self.pending.append(call.id)
         return f"<tool_call>{json.dumps(payload)}</tool_call>"
 
     def _read_results(self, messages: list[dict[str, Any]]) -> None:
         """Match the new tool messages, in order, to the calls sent last turn."""
         new = messages[self.seen :]
         self.seen = len(messages)
-        sent = list(self.pending.values())
-        self.pending = {}
         replies = [m for m in new if m["role"] == "tool"]
-        for call_id, reply in zip(sent, replies):
+        for call_id, reply in zip(self.pending, replies):
             try:
                 self.results[call_id] = json.loads(reply["content"])
             except json.JSONDecodeError:
-                raise RuntimeError(f"oracle: call {call_id} failed: {reply['content']}") from None
+                self.failed.add(call_id)
+        self.pending = []
 
 
 class NoOpAgent:

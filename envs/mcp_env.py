@@ -22,10 +22,11 @@ from gymnasium import spaces
 from mcpgym.envs.actions import FORMAT_HINT, ParsedTurn, ToolCall, parse_action
 from mcpgym.envs.spaces import AssistantTurn, Conversation, ToolList
 from mcpgym.envs.toolbox import Toolbox
+from mcpgym.envs.trajectory import CallRecord, Trajectory, status_of_error
 from mcpgym.servers.catalog import load_server
 from mcpgym.tasks.execute import observed_changes
 from mcpgym.tasks.loader import load_tasks, shipped_tasks
-from mcpgym.tasks.model import ExpectedChange, Task
+from mcpgym.tasks.model import Task
 
 FINISH = "finish"
 FINISH_SCHEMA = {
@@ -42,13 +43,17 @@ FINISH_SCHEMA = {
     },
 }
 
-RewardFn = Callable[[Task, Sequence[str], Sequence[ExpectedChange]], Any]
+RewardFn = Callable[[Task, Trajectory], Any]
+"""(task, trajectory) -> an object with `.reward` and `.model_dump()`, e.g. `mcpgym.rewards.Rewarder`."""
 
 
-def default_reward(task: Task, answers: Sequence[str], changes: Sequence[ExpectedChange]) -> Any:
-    from mcpgym.rewards.outcome import outcome_reward
+def make_reward(reward: str | RewardFn) -> RewardFn:
+    """A preset name of `mcpgym.rewards` (dense, outcome-only, process-only) or a callable."""
+    if callable(reward):
+        return reward
+    from mcpgym.rewards.compose import Rewarder
 
-    return outcome_reward(task, answers, changes)
+    return Rewarder(reward)  # type: ignore[arg-type]
 
 
 class McpEnv(gym.Env[dict[str, Any], Any]):
@@ -63,7 +68,8 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         max_turns: int = 24,
         max_calls: int = 48,
         max_result_chars: int = 16_000,
-        reward_fn: RewardFn | None = None,
+        reward: str | RewardFn = "dense",
+        shaping: bool = False,
         render_mode: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -80,7 +86,8 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self.max_turns = max_turns
         self.max_calls = max_calls
         self.max_result_chars = max_result_chars
-        self.reward_fn = reward_fn or default_reward
+        self.reward_fn = make_reward(reward)
+        self.shaping = shaping
         self.render_mode = render_mode
         tools = [*self.toolbox.schemas(), FINISH_SCHEMA]
         self.observation_space = spaces.Dict({"messages": Conversation(), "tools": ToolList(tools)})
@@ -102,9 +109,9 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self._ids = itertools.count(1)
         self._turn = 0
         self._steps = 0
-        self._answers: list[str] = []
-        self._calls: list[dict[str, Any]] = []
+        self.trajectory = Trajectory(task_id=self.task.id)
         self._errors: list[str] = []
+        self._shaped = 0.0
         self._rendered = 0
         self._messages = [
             {"role": "system", "content": self._system},
@@ -116,16 +123,18 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         if self.task is None:
             raise RuntimeError("call reset() before step()")
         self._steps += 1
+        self.trajectory.steps = self._steps
         parsed = parse_action(action, lambda: f"call_{next(self._ids)}")
         self._messages.append(parsed.message)
         for error in parsed.errors:
             self._errors.append(error.message)
             self._messages.append(self._error_message(error.message, error.call_id))
+            self.trajectory.calls.append(CallRecord(turn=self._turn, tool="", status="malformed", error=error.message))
         finished, truncated = self._run_calls(parsed)
         answered = finished is not None or (not parsed.calls and not parsed.errors)
         terminated = False
         if answered:
-            self._answers.append(finished if finished is not None else parsed.answer)
+            self.trajectory.answers.append(finished if finished is not None else parsed.answer)
             self._turn += 1
             if self._turn < len(self.task.turns):
                 self._messages.append({"role": "user", "content": self.task.turns[self._turn].user})
@@ -136,18 +145,24 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         info: dict[str, Any] = {
             "task_id": self.task.id,
             "turn": self._turn,
-            "calls": list(self._calls),
+            "calls": [call.model_dump() for call in self.trajectory.calls],
             "errors": list(self._errors),
         }
         reward = 0.0
-        if terminated or truncated:
-            changes = observed_changes(self.toolbox.diff())
-            outcome = self.reward_fn(self.task, self._answers, changes)
-            reward = float(outcome.reward)
-            info["reward_breakdown"] = outcome.model_dump() if hasattr(outcome, "model_dump") else outcome
-            info["state_diff"] = [change.model_dump() for change in changes]
-            info["answers"] = list(self._answers)
-        return self._observation(), reward, terminated, truncated, info
+        ended = terminated or truncated
+        if ended or (self.shaping and answered):
+            self.trajectory.changes = observed_changes(self.toolbox.diff())
+            self.trajectory.finished = terminated
+            breakdown = self.reward_fn(self.task, self.trajectory)
+            info["reward_breakdown"] = breakdown.model_dump()
+            if self.shaping:
+                reward, self._shaped = breakdown.reward - self._shaped, breakdown.reward
+            else:
+                reward = breakdown.reward
+        if ended:
+            info["state_diff"] = [change.model_dump() for change in self.trajectory.changes]
+            info["answers"] = list(self.trajectory.answers)
+        return self._observation(), float(reward), terminated, truncated, info
 
     def render(self) -> str | None:
         """In `ansi` mode, the messages added since the last render, as text."""
@@ -171,17 +186,28 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 finished = "\n".join(p for p in (parsed.answer, str(answer)) if p)
                 self._messages.append(self._tool_message(call, "ok"))
                 continue
-            if len(self._calls) >= self.max_calls:
+            route = self.toolbox.route(call.name)
+            record = CallRecord(
+                turn=self._turn,
+                tool=call.name,
+                server=route[0] if route else None,
+                server_tool=route[1] if route else None,
+                arguments=call.arguments,
+                status="ok",
+            )
+            if sum(c.status != "malformed" for c in self.trajectory.calls) >= self.max_calls:
                 message = f"budget_exceeded: the episode's limit of {self.max_calls} tool calls is reached"
                 self._errors.append(message)
                 self._messages.append(self._tool_message(call, message))
+                self.trajectory.calls.append(record.model_copy(update={"status": "rejected", "error": message}))
                 return finished, True
             result = self.toolbox.call(call.name, call.arguments)
-            record = {"tool": call.name, "arguments": call.arguments, "ok": result.ok}
-            if not result.ok:
-                record["error"] = result.error
+            if result.ok:
+                record.result = result.data
+            else:
+                record.status, record.error = status_of_error(result.error or ""), result.error
                 self._errors.append(result.error or "")
-            self._calls.append(record)
+            self.trajectory.calls.append(record)
             self._messages.append(self._tool_message(call, self._truncate(result.text)))
         return finished, False
 

@@ -20,7 +20,9 @@ SERVER_MODULES: dict[str, str] = {
     "flights": "mcpgym.servers.flights",
 }
 
-SERVER_GROUPS: dict[str, tuple[str, ...]] = {}
+SERVER_GROUPS: dict[str, tuple[str, ...]] = {
+    "workspace": ("zendesk", "crm", "calendar", "email", "finance", "flights"),
+}
 """Named sets of servers mounted together in one environment (`mcp/<group>-v0`)."""
 
 

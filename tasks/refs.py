@@ -2,8 +2,9 @@
 
 A reference is `<call id>.<path>`: `c1.tickets.0.id` is the `id` of the first ticket in the
 result of call `c1`. An expression combines references with numbers: `{c1.total} - {c2.total}`,
-`round({c3.average_score} - {c4.average_score}, 2)`. Only arithmetic, `round`, `abs`, `min`,
-`max` and `len` are allowed.
+`round({c3.average_score} - {c4.average_score}, 2)`, `[{c2.email}, {c5.email}]`,
+`"Booking " + {c4.pnr}`. Only arithmetic, lists, `round`, `abs`, `min`, `max` and `len` are
+allowed.
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ def _eval(node: ast.AST, values: dict[str, Any]) -> Any:
         return values[node.id]
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         return _BINARY[type(node.op)](_eval(node.left, values), _eval(node.right, values))
+    if isinstance(node, ast.List):
+        return [_eval(item, values) for item in node.elts]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_eval(node.operand, values)
     if (

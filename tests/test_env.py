@@ -104,7 +104,8 @@ def test_tool_errors_come_back_in_the_observation(env: McpEnv) -> None:
     assert contents[0].startswith("invalid_arguments:") and contents[1].startswith("unknown_tool:")
 
 
-def test_finish_tool_ends_the_turn_with_its_answer(env: McpEnv) -> None:
+def test_finish_tool_ends_the_turn_with_its_answer() -> None:
+    env = McpEnv(servers=["zendesk"], reward="outcome-only")
     env.reset(options={"task": "zendesk-tech-support-csat"})
     task = env.task
     assert task is not None
@@ -114,7 +115,7 @@ def test_finish_tool_ends_the_turn_with_its_answer(env: McpEnv) -> None:
 
 
 def test_turn_budget_truncates(env: McpEnv) -> None:
-    small = McpEnv(servers=["zendesk"], max_turns=2)
+    small = McpEnv(servers=["zendesk"], max_turns=2, reward="outcome-only")
     small.reset(options={"task": "zendesk-urgent-requester"})
     assert small.step(call("list_groups"))[3] is False
     obs, reward, terminated, truncated, info = small.step(call("list_groups"))
@@ -125,7 +126,7 @@ def test_call_budget_truncates() -> None:
     small = McpEnv(servers=["zendesk"], max_calls=3)
     small.reset(options={"task": "zendesk-urgent-requester"})
     obs, reward, terminated, truncated, info = small.step(call("list_groups") * 5)
-    assert truncated and len(info["calls"]) == 3
+    assert truncated and [c["status"] for c in info["calls"]] == ["ok", "ok", "ok", "rejected"]
     assert obs["messages"][-1]["content"].startswith("budget_exceeded")
 
 
@@ -182,3 +183,32 @@ def test_unknown_task_and_wrong_servers_are_clear_errors(env: McpEnv) -> None:
         env.reset(options={"task": "nope"})
     with pytest.raises(ValueError, match="at least one server"):
         make_env([])
+
+
+def test_workspace_env_mounts_every_server_with_prefixed_tools() -> None:
+    from mcpgym.servers.catalog import SERVER_GROUPS, load_server
+
+    env = gym.make("mcp/workspace-v0").unwrapped
+    servers = SERVER_GROUPS["workspace"]
+    obs, info = env.reset(options={"task": "workspace-email-negotiation-contact"})
+    names = [t["function"]["name"] for t in obs["tools"]]
+    expected = [f"{s}_{t.name}" for s in servers for t in load_server(s).tools]
+    assert names == [*expected, "finish"]
+    obs, *_ = env.step(call("zendesk_get_ticket", ticket_id=1380) + call("get_ticket", ticket_id=1380))
+    replies = [m["content"] for m in obs["messages"] if m["role"] == "tool"]
+    assert replies[0].startswith('{"id":1380') and replies[1].startswith("unknown_tool:")
+    assert "zendesk_get_ticket" in replies[1]
+    env.close()
+
+
+def test_make_env_for_any_set_of_servers() -> None:
+    env = make_env(["crm", "email"])
+    obs, info = env.reset(options={"task": "workspace-email-negotiation-contact"})
+    names = {t["function"]["name"] for t in obs["tools"]}
+    assert "crm_get_contact" in names and "email_send_message" in names and not any(n.startswith("zendesk_") for n in names)
+    meeting = next(t for t in shipped_tasks() if t.id == "workspace-urgent-ticket-owner-meeting")
+    with pytest.raises(KeyError, match="no task with id"):
+        env.reset(options={"task": meeting.id})
+    with pytest.raises(ValueError, match="not mounted"):
+        env.reset(options={"task": meeting})
+    env.close()

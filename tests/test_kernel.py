@@ -206,3 +206,18 @@ def test_diff_sees_every_write_and_equals_a_full_comparison(session: ToolSession
     full = diff_rows(zendesk.seeded(0).rows, dump_rows(session._connection))
     assert session.diff() == full
     assert {c.table for c in full} >= {"tickets", "ticket_tags", "comments", "users"}
+
+
+def test_diff_sees_rows_deleted_by_cascades() -> None:
+    """Rows removed from a parent's collection are deleted by the flush itself; the diff must
+    still list them."""
+    from mcpgym.servers.catalog import load_server
+    from mcpgym.servers.kernel.database import diff_rows, dump_rows
+
+    spec = load_server("calendar")
+    with ToolSession(spec, 0) as session:
+        example = spec.tools.get("remove_attendee").examples[0]  # type: ignore[union-attr]
+        assert session.call("remove_attendee", example).ok
+        full = diff_rows(spec.seeded(0).rows, dump_rows(session._connection))
+        assert session.diff() == full
+        assert any(c.op == "delete" and c.table == "attendees" for c in full)

@@ -1,4 +1,4 @@
-"""The outcome reward and the fact matcher it uses."""
+"""Fact matching in answers, and argument normalisation."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpgym.rewards.facts import fact_found, numbers_in
-from mcpgym.rewards.outcome import outcome_reward
-from mcpgym.tasks.model import ExpectedChange, Task
 
 
 def test_numbers_match_by_value() -> None:
@@ -39,34 +37,12 @@ def test_any_integer_written_is_found(n: int) -> None:
     assert fact_found(n, f"the count is {n:,}.")
 
 
-def make_task(facts: int, changes: int) -> Task:
-    return Task.model_validate(
-        {
-            "id": "t",
-            "servers": ["zendesk"],
-            "turns": [{"user": "u", "facts": [{"name": f"f{i}", "expr": "1", "value": 10 + i} for i in range(facts)]}],
-            "expected_changes": [
-                {"server": "zendesk", "table": "tickets", "key": str(i), "op": "update", "fields": {"status": "open"}}
-                for i in range(changes)
-            ],
-        }
-    )
+def test_argument_normalisation() -> None:
+    from mcpgym.rewards.normalize import same_argument
 
-
-def change(key: str, status: str = "open") -> ExpectedChange:
-    return ExpectedChange(server="zendesk", table="tickets", key=key, op="update", fields={"status": status})
-
-
-def test_reward_is_mean_of_answer_and_state() -> None:
-    task = make_task(facts=2, changes=2)
-    assert outcome_reward(task, ["10 and 11"], [change("0"), change("1")]).reward == 1.0
-    half = outcome_reward(task, ["10"], [change("0"), change("1", "closed")])
-    assert half.answer == 0.5 and half.state == 0.5 and half.reward == 0.5
-    assert outcome_reward(task, [""], []).reward == 0.0
-
-
-def test_needless_writes_cost_reward() -> None:
-    read_only = make_task(facts=1, changes=0)
-    clean = outcome_reward(read_only, ["10"], [])
-    dirty = outcome_reward(read_only, ["10"], [change("99")])
-    assert clean.reward == 1.0 and dirty.reward == 0.5 and dirty.unexpected_changes == 1
+    assert same_argument("Danielle  Anderson", "danielle anderson")
+    assert same_argument(1486, "1486") and same_argument(2.0, 2)
+    assert same_argument("2025-11-01", "2025-11-01T00:00:00Z")
+    assert same_argument("2025-11-12T18:00:00+01:00", "2025-11-12T17:00:00Z")
+    assert same_argument(["b", "a"], ["a", "b"])
+    assert not same_argument("2025-11-01", "2025-11-02") and not same_argument(1486, 1487)

@@ -3,6 +3,9 @@ the environment, a do-nothing agent scores 0; the task schema and references."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import gymnasium as gym
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +14,7 @@ from pydantic import ValidationError
 from mcpgym.baselines.agents import NoOpAgent, OracleAgent
 from mcpgym.baselines.rollout import run_episode
 from mcpgym.envs import make_env
+from mcpgym.envs.mcp_env import McpEnv
 from mcpgym.tasks.execute import verify_task
 from mcpgym.tasks.loader import TaskFileError, load_tasks, parse_tasks, save_tasks, shipped_tasks
 from mcpgym.tasks.model import Task
@@ -31,14 +35,33 @@ def test_ground_truth_executes_to_the_recorded_values(task: Task) -> None:
     assert verify_task(task) == []
 
 
-@pytest.mark.parametrize("task", TASKS, ids=IDS)
-def test_oracle_scores_one_and_do_nothing_scores_zero(task: Task) -> None:
-    env = make_env(task.servers)
-    oracle = run_episode(env, OracleAgent(), task)
-    assert oracle.terminated and oracle.reward == 1.0, oracle.info.get("reward_breakdown")
-    nothing = run_episode(env, NoOpAgent(), task)
-    assert nothing.terminated and nothing.reward == 0.0
+@pytest.fixture(scope="module")
+def workspace() -> Iterator[McpEnv]:
+    env = gym.make("mcp/workspace-v0").unwrapped
+    assert isinstance(env, McpEnv)
+    yield env
     env.close()
+
+
+@pytest.mark.parametrize("task", TASKS, ids=IDS)
+def test_oracle_scores_one_and_do_nothing_scores_zero(task: Task, workspace: McpEnv) -> None:
+    """On the task's own env (its registered id when it has one server) and on the workspace."""
+    own = gym.make(task.env_id).unwrapped if len(task.servers) == 1 else make_env(task.servers)
+    assert isinstance(own, McpEnv)
+    for env in (own, workspace):
+        oracle = run_episode(env, OracleAgent(), task)
+        assert oracle.terminated and oracle.reward == 1.0, oracle.info.get("reward_breakdown")
+        nothing = run_episode(env, NoOpAgent(), task)
+        assert nothing.terminated and nothing.reward == 0.0
+    own.close()
+
+
+def test_tasks_span_every_server_and_some_cross_servers() -> None:
+    from mcpgym.servers.catalog import server_names
+
+    assert {s for t in TASKS for s in t.servers} == set(server_names())
+    crossing = [t for t in TASKS if len({c.server for c in t.calls}) >= 2]
+    assert len(crossing) >= 3
 
 
 def test_a_wrong_recorded_value_is_caught() -> None:
@@ -85,6 +108,8 @@ def test_refs_and_expressions() -> None:
     assert resolve("c1.tickets.0.id", results) == 7
     assert evaluate("{c1.total} - {c2.total}", results) == 5
     assert evaluate("round({c1.tickets.0.n} * 3, 1)", results) == 7.5
+    assert evaluate("[{c1.total}, {c2.total}]", results) == [9, 4]
+    assert evaluate('"ticket " + "x"', results) == "ticket x"
     for bad in ("{c3.total}", "{c1.tickets.5.id}", "{c1.nope}", "__import__('os')", "{c1.total} +"):
         with pytest.raises(RefError):
             evaluate(bad, results)

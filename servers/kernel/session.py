@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import ORMExecuteState, Session, object_mapper
+from sqlalchemy.orm import Session
 
 from mcpgym.servers.kernel.database import (
     RowChange,
@@ -30,6 +31,8 @@ from mcpgym.servers.kernel.tools import ToolContext, ToolSpec
 from mcpgym.servers.kernel.world import build_world
 
 log = logging.getLogger(__name__)
+
+WRITE_STATEMENT = re.compile(r'\s*(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)"?', re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,7 @@ class ToolSession:
         self._engine = engine_for(self._connection)
         self._db = Session(self._engine, expire_on_commit=False)
         self._touched: set[str] = set()
-        event.listen(self._db, "after_flush", self._record_flush)
-        event.listen(self._db, "do_orm_execute", self._record_statement)
+        event.listen(self._engine, "before_cursor_execute", self._record_write)
         self.seed = seed
         self.reset(seed)
 
@@ -134,19 +136,12 @@ class ToolSession:
         tables = sorted(self._touched)
         return diff_rows({t: seeded.get(t, {}) for t in tables}, dump_rows(self._connection, tables))
 
-    def _record_flush(self, session: Session, flush_context: object) -> None:
-        for instance in (*session.new, *session.dirty, *session.deleted):
-            mapper = object_mapper(instance)
-            self._touched.update(table.name for table in mapper.tables)
-            self._touched.update(
-                rel.secondary.name for rel in mapper.relationships if rel.secondary is not None  # type: ignore[attr-defined]
-            )
-
-    def _record_statement(self, state: ORMExecuteState) -> None:
-        if state.is_insert or state.is_update or state.is_delete:
-            table = getattr(state.statement, "table", None)
-            if table is not None:
-                self._touched.add(table.name)
+    def _record_write(self, conn: object, cursor: object, statement: str, *args: object) -> None:
+        """Note the table of every INSERT, UPDATE or DELETE sent to the database, whichever
+        way it was issued (unit of work, cascades, bulk or raw SQL), for `diff`."""
+        match = WRITE_STATEMENT.match(statement)
+        if match:
+            self._touched.add(match.group(1))
 
     def close(self) -> None:
         self._db.close()

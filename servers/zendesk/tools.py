@@ -581,7 +581,7 @@ def list_tags(
     stmt = (select(TicketTag.tag, func.count()).join(Ticket, Ticket.id == TicketTag.ticket_id)
             .where(Ticket.merged_into_id.is_(None)).group_by(TicketTag.tag))
     if prefix:
-        stmt = stmt.where(TicketTag.tag.like(f"{prefix.lower()}%"))
+        stmt = stmt.where(TicketTag.tag.startswith(prefix.lower(), autoescape=True))
     rows = sorted(ctx.db.execute(stmt).all(), key=lambda r: (-r[1], r[0]))[:limit]
     return TagList(tags=[TagCount(tag=tag, count=n) for tag, n in rows])
 

@@ -1,0 +1,99 @@
+"""Composing the components into one reward, with presets.
+
+reward = clip( sum(w_i * c_i for applicable c_i) / sum(w_i for applicable c_i)
+               - penalty * (1 - efficiency), 0, 1 )
+
+Components that do not apply to a task (an answer score without facts) drop out and the
+weights of the rest are renormalised, so every task's best trajectory scores 1 and the empty
+trajectory 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mcpgym.envs.trajectory import Trajectory
+from mcpgym.rewards import components
+from mcpgym.rewards.ground_truth import GroundTruth, ground_truth
+from mcpgym.tasks.model import Task
+
+Component = Callable[[Task, Trajectory, GroundTruth], float | None]
+
+COMPONENTS: dict[str, Component] = {
+    "answer": components.answer,
+    "state": components.state,
+    "coverage": components.coverage,
+    "arguments": components.arguments,
+    "tool_names": components.tool_names,
+    "validity": components.validity,
+}
+
+Preset = Literal["dense", "outcome-only", "process-only"]
+
+
+class RewardConfig(BaseModel):
+    """Weights of the components and of the efficiency penalty."""
+
+    model_config = ConfigDict(frozen=True)
+
+    weights: dict[str, float] = Field(default_factory=dict)
+    penalty: float = Field(default=0.0, ge=0.0, le=1.0, description="Weight of (1 - efficiency).")
+
+    @classmethod
+    def preset(cls, name: Preset) -> RewardConfig:
+        return PRESETS[name]
+
+
+PRESETS: dict[str, RewardConfig] = {
+    # Outcome first (what the user asked for), dense process credit so that groups of
+    # failed rollouts still differ, and a penalty, not a credit, for needless calls.
+    "dense": RewardConfig(
+        weights={"answer": 0.35, "state": 0.35, "coverage": 0.12, "arguments": 0.06, "tool_names": 0.06, "validity": 0.06},
+        penalty=0.2,
+    ),
+    "outcome-only": RewardConfig(weights={"answer": 1.0, "state": 1.0}),
+    "process-only": RewardConfig(
+        weights={"coverage": 0.5, "arguments": 0.2, "tool_names": 0.15, "validity": 0.15}, penalty=0.2
+    ),
+}
+
+
+class RewardBreakdown(BaseModel):
+    """The reward and every component's value (None: not applicable)."""
+
+    reward: float
+    components: dict[str, float | None]
+    efficiency: float
+    penalty: float
+    weights: dict[str, float]
+
+
+def score(task: Task, trajectory: Trajectory, config: RewardConfig | None = None, judge: Any = None) -> RewardBreakdown:
+    """The reward of `trajectory` on `task`; `judge`, if given, is one more component."""
+    config = config or PRESETS["dense"]
+    truth = ground_truth(task)
+    values: dict[str, float | None] = {name: fn(task, trajectory, truth) for name, fn in COMPONENTS.items()}
+    if judge is not None:
+        values["judge"] = judge(task, trajectory)
+    applicable = {n: w for n, w in config.weights.items() if w > 0 and values.get(n) is not None}
+    total = sum(applicable.values())
+    base = sum(w * (values[n] or 0.0) for n, w in applicable.items()) / total if total else 0.0
+    efficiency = components.efficiency(task, trajectory, truth)
+    reward = min(1.0, max(0.0, base - config.penalty * (1.0 - efficiency)))
+    return RewardBreakdown(
+        reward=reward, components=values, efficiency=efficiency, penalty=config.penalty, weights=dict(config.weights)
+    )
+
+
+class Rewarder:
+    """A reward function for `McpEnv`: `Rewarder("dense")(task, trajectory)`."""
+
+    def __init__(self, config: RewardConfig | Preset = "dense", judge: Any = None) -> None:
+        self.config = RewardConfig.preset(config) if isinstance(config, str) else config
+        self.judge = judge
+
+    def __call__(self, task: Task, trajectory: Trajectory) -> RewardBreakdown:
+        return score(task, trajectory, self.config, self.judge)

@@ -1,0 +1,136 @@
+"""The reward library: the oracle scores the maximum and doing nothing the minimum on every
+task; components stay in range; dropping a needed call or corrupting an argument never
+raises the reward; the hacks an RL policy finds score clearly below the oracle."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcpgym.baselines.adversarial import (
+    EveryToolAgent,
+    FirstCallOnlyAgent,
+    NumberDumpAgent,
+    RepeatAgent,
+    WrongEntityAgent,
+    corrupt,
+)
+from mcpgym.baselines.agents import Agent, NoOpAgent, OracleAgent
+from mcpgym.baselines.rollout import run_episode
+from mcpgym.envs import make_env
+from mcpgym.envs.mcp_env import McpEnv
+from mcpgym.envs.trajectory import Trajectory
+from mcpgym.rewards import PRESETS, score
+from mcpgym.servers.catalog import load_server
+from mcpgym.tasks.loader import shipped_tasks
+from mcpgym.tasks.model import Task
+
+TASKS = shipped_tasks()
+BY_ID = {t.id: t for t in TASKS}
+HACK_MARGIN = 0.2
+"""Every hack must score at least this far below the oracle (1.0)."""
+
+
+@cache
+def env_for(servers: tuple[str, ...]) -> McpEnv:
+    return make_env(list(servers), max_calls=1000, max_turns=50)
+
+
+def play(task: Task, agent: Agent) -> Trajectory:
+    env = env_for(tuple(task.servers))
+    run_episode(env, agent, task)
+    return env.trajectory.model_copy(deep=True)
+
+
+@cache
+def oracle_trajectory(task_id: str) -> Trajectory:
+    return play(BY_ID[task_id], OracleAgent())
+
+
+def writes_of(task: Task) -> set[tuple[str, str]]:
+    return {(c.server or "", c.tool) for c in task.calls if load_server(c.server or "").tools.get(c.tool).writes}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
+def test_oracle_scores_the_maximum_and_nothing_the_minimum(task: Task) -> None:
+    for preset in PRESETS.values():
+        best = score(task, oracle_trajectory(task.id), preset)
+        assert best.reward == 1.0 and best.efficiency == 1.0
+        assert all(v in (None, 1.0) for v in best.components.values()), best.components
+        empty = score(task, play(task, NoOpAgent()), preset)
+        assert empty.reward == 0.0
+        assert all(v in (None, 0.0) for v in empty.components.values()), empty.components
+
+
+perturbations = st.tuples(st.sampled_from([t.id for t in TASKS]), st.integers(0, 50), st.integers(0, 50), st.booleans())
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(perturbations)
+def test_dropping_a_call_or_corrupting_an_argument_never_raises_the_reward(case: tuple[str, int, int, bool]) -> None:
+    task_id, which, argument, drop = case
+    task, good = BY_ID[task_id], oracle_trajectory(task_id)
+    calls = list(good.calls)
+    index = which % len(calls)
+    if drop:
+        del calls[index]
+    else:
+        call = calls[index]
+        names = sorted(call.arguments or {})
+        if not names:
+            return
+        name = names[argument % len(names)]
+        arguments = {**(call.arguments or {}), name: corrupt((call.arguments or {})[name])}
+        calls[index] = call.model_copy(update={"arguments": arguments})
+    worse = good.model_copy(update={"calls": calls})
+    best = score(task, good)
+    for preset in PRESETS.values():
+        perturbed = score(task, worse, preset)
+        assert perturbed.reward <= score(task, good, preset).reward
+        assert all(v is None or 0.0 <= v <= 1.0 for v in perturbed.components.values())
+    assert best.reward == 1.0
+
+
+def hacks(task: Task) -> dict[str, Agent]:
+    agents: dict[str, Agent] = {
+        "every tool once": EveryToolAgent(),
+        "repeat each correct call 10 times": RepeatAgent(10),
+        "stop after the first call": FirstCallOnlyAgent(),
+    }
+    if task.facts:
+        agents["answer with every number seen"] = NumberDumpAgent()
+    if task.expected_changes:
+        agents["write to the neighbouring entity"] = WrongEntityAgent(writes_of(task))
+    return agents
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
+def test_hacks_score_clearly_below_the_oracle(task: Task) -> None:
+    for name, agent in hacks(task).items():
+        breakdown = score(task, play(task, agent))
+        assert breakdown.reward <= 1.0 - HACK_MARGIN, f"{name}: {breakdown.reward:.3f} {breakdown.components}"
+
+
+def test_per_turn_shaping_sums_to_the_final_reward() -> None:
+    task = next(t for t in TASKS if len(t.turns) > 1)
+    for agent in (OracleAgent(), FirstCallOnlyAgent(), NoOpAgent()):
+        env = make_env(task.servers, shaping=True)
+        observation, _ = env.reset(options={"task": task})
+        agent.reset(task, observation)
+        total, done, info = 0.0, False, {}
+        while not done:
+            observation, reward, terminated, truncated, info = env.step(agent.act(observation))
+            total += reward
+            done = terminated or truncated
+        assert total == pytest.approx(info["reward_breakdown"]["reward"])
+
+
+def test_the_env_reports_every_component() -> None:
+    task = BY_ID["zendesk-escalate-ticket"]
+    episode = run_episode(env_for(("zendesk",)), OracleAgent(), task)
+    breakdown = episode.info["reward_breakdown"]
+    assert set(breakdown["components"]) == {"answer", "state", "coverage", "arguments", "tool_names", "validity"}
+    assert breakdown["efficiency"] == 1.0 and episode.reward == 1.0
