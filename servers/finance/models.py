@@ -47,6 +47,7 @@ class PriceBar(Base):
     """One trading day of one ticker; prices in the ticker's currency, volume in shares."""
 
     __tablename__ = "price_bars"
+    __table_args__ = (Index("ix_price_bars_day", "day"),)
 
     ticker_id: Mapped[int] = mapped_column(ForeignKey("tickers.id"), primary_key=True)
     day: Mapped[date] = mapped_column(primary_key=True)
