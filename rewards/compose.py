@@ -89,11 +89,17 @@ def score(task: Task, trajectory: Trajectory, config: RewardConfig | None = None
 
 
 class Rewarder:
-    """A reward function for `McpEnv`: `Rewarder("dense")(task, trajectory)`."""
+    """A reward function for `McpEnv`: `Rewarder("dense")(task, trajectory)`.
 
-    def __init__(self, config: RewardConfig | Preset = "dense", judge: Any = None) -> None:
+    `judge` (e.g. `mcpgym.rewards.judge.RubricJudge`) adds a `judge` component with weight
+    `judge_weight`.
+    """
+
+    def __init__(self, config: RewardConfig | Preset = "dense", judge: Any = None, judge_weight: float = 0.2) -> None:
         self.config = RewardConfig.preset(config) if isinstance(config, str) else config
         self.judge = judge
+        if judge is not None:
+            self.config = self.config.model_copy(update={"weights": {**self.config.weights, "judge": judge_weight}})
 
     def __call__(self, task: Task, trajectory: Trajectory) -> RewardBreakdown:
         return score(task, trajectory, self.config, self.judge)

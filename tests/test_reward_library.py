@@ -134,3 +134,59 @@ def test_the_env_reports_every_component() -> None:
     breakdown = episode.info["reward_breakdown"]
     assert set(breakdown["components"]) == {"answer", "state", "coverage", "arguments", "tool_names", "validity"}
     assert breakdown["efficiency"] == 1.0 and episode.reward == 1.0
+
+
+class FakeChatServer:
+    """An OpenAI-compatible endpoint that answers every request with `reply`."""
+
+    def __init__(self, reply: str) -> None:
+        import http.server
+        import threading
+
+        outer = self
+        self.requests: list[dict[str, object]] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                import json
+
+                outer.requests.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                body = json.dumps({"choices": [{"message": {"role": "assistant", "content": reply}}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                return None
+
+        self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+def test_rubric_judge_is_one_more_component() -> None:
+    from mcpgym.rewards import Rewarder
+    from mcpgym.rewards.judge import RubricJudge, rubric
+
+    task = BY_ID["zendesk-urgent-requester"]
+    items = rubric(task)
+    assert len(items) == len(task.facts) and "Christian Villanueva" in " ".join(items)
+    fake = FakeChatServer('```json\n{"satisfied": [true, true, false, false]}\n```')
+    try:
+        breakdown = Rewarder("dense", judge=RubricJudge(fake.url, "grader"))(task, oracle_trajectory(task.id))
+        assert breakdown.components["judge"] == 0.5 and breakdown.weights["judge"] == 0.2
+        assert breakdown.reward < 1.0
+        sent = fake.requests[0]
+        assert sent["model"] == "grader" and "Christian Villanueva" in str(sent["messages"])
+    finally:
+        fake.close()
+    broken = FakeChatServer("I cannot grade this.")
+    try:
+        breakdown = Rewarder("dense", judge=RubricJudge(broken.url, "grader"))(task, oracle_trajectory(task.id))
+        assert breakdown.components["judge"] is None and breakdown.reward == 1.0
+    finally:
+        broken.close()
