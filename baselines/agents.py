@@ -11,7 +11,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mcpgym.envs.spaces import AssistantTurn
 from mcpgym.tasks.model import GroundTruthCall, Task, Turn
 from mcpgym.tasks.refs import RefError, evaluate
 
@@ -123,14 +122,54 @@ class NoOpAgent:
 
 
 class RandomAgent:
-    """Samples actions (text answers and tool calls, some malformed) from the action space."""
+    """Valid-looking random calls: a random tool with arguments drawn from its schema (right
+    types and enum values, random ids and words), sometimes several, sometimes an answer."""
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
     def reset(self, task: Task, observation: dict[str, Any]) -> None:
-        names = [tool["function"]["name"] for tool in observation["tools"]]
-        self.space = AssistantTurn(names, seed=np.random.default_rng(self.seed))
+        self.rng = np.random.default_rng(self.seed)
+        self.tools = [t["function"] for t in observation["tools"] if t["function"]["name"] != "finish"]
 
-    def act(self, observation: dict[str, Any]) -> Any:
-        return self.space.sample()
+    def act(self, observation: dict[str, Any]) -> str:
+        if not self.tools or self.rng.random() < 0.25:
+            return "I am not sure: " + " ".join(str(self.rng.choice(_WORDS)) for _ in range(3))
+        calls = []
+        for _ in range(int(self.rng.integers(1, 3))):
+            tool = self.tools[int(self.rng.integers(len(self.tools)))]
+            schema = tool.get("parameters", {})
+            required = set(schema.get("required", []))
+            arguments = {
+                name: _sample(prop, self.rng)
+                for name, prop in schema.get("properties", {}).items()
+                if name in required or self.rng.random() < 0.2
+            }
+            calls.append(f"<tool_call>{json.dumps({'name': tool['name'], 'arguments': arguments})}</tool_call>")
+        return "".join(calls)
+
+
+_WORDS = ("billing", "open", "smith", "2025-10-01", "urgent", "meeting", "invoice", "london", "acme")
+
+
+def _sample(schema: dict[str, Any], rng: np.random.Generator) -> Any:
+    """A random value of a JSON schema's type."""
+    if "enum" in schema:
+        return schema["enum"][int(rng.integers(len(schema["enum"])))]
+    options = [s for s in schema.get("anyOf", []) if s.get("type") != "null"]
+    if options:
+        return _sample(options[int(rng.integers(len(options)))], rng)
+    kind = schema.get("type")
+    if kind == "integer":
+        return int(rng.integers(1, 2000))
+    if kind == "number":
+        return round(float(rng.uniform(0, 1000)), 2)
+    if kind == "boolean":
+        return bool(rng.random() < 0.5)
+    if kind == "array":
+        return [_sample(schema.get("items", {}), rng)]
+    if kind == "object":
+        return {}
+    if schema.get("format") == "date-time":
+        return f"2025-{int(rng.integers(1, 13)):02d}-{int(rng.integers(1, 29)):02d}T00:00:00Z"
+    return str(rng.choice(_WORDS))

@@ -120,6 +120,97 @@ def cmd_tasks_complete(args: argparse.Namespace) -> int:
     return 0
 
 
+def resolve_tasks(source: str) -> list:  # type: ignore[type-arg]
+    """Tasks from a JSONL path, or shipped ones by name: `shipped` (all), a server name, or a
+    shipped file's stem (`workspace`)."""
+    from pathlib import Path
+
+    from mcpgym.tasks.loader import load_tasks, shipped_task_files, shipped_tasks
+
+    if Path(source).is_file():
+        return load_tasks(source)
+    if source == "shipped":
+        return shipped_tasks()
+    if source in server_names():
+        return [t for t in shipped_tasks() if t.servers == [source]]
+    stems = {name.removesuffix(".jsonl") for name in shipped_task_files()}
+    if source in stems:
+        from importlib import resources
+
+        from mcpgym.tasks.loader import parse_tasks
+
+        text = (resources.files("mcpgym.tasks") / "data" / f"{source}.jsonl").read_text("utf-8")
+        return parse_tasks(text.splitlines(), source)
+    raise KeyError(f"no task file or task set {source!r}; names: shipped, {', '.join(sorted(stems | set(server_names())))}")
+
+
+def make_agent_factory(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """A function from an episode seed to a fresh agent of the chosen kind."""
+    from mcpgym.baselines.agents import NoOpAgent, OracleAgent, RandomAgent
+
+    if args.agent in ("openai", "openai-text"):
+        if not args.base_url or not args.model:
+            raise KeyError("--agent openai needs --base-url and --model")
+        from mcpgym.baselines.chat_agent import ChatAgent
+
+        mode = "tools" if args.agent == "openai" else "text"
+        return lambda seed: ChatAgent(
+            base_url=args.base_url, model=args.model, api_key=args.api_key, mode=mode, temperature=args.temperature,
+            max_tokens=args.max_tokens, timeout=args.timeout, retries=args.retries, backoff=args.backoff, seed=seed,
+        )
+    simple = {"oracle": lambda seed: OracleAgent(), "noop": lambda seed: NoOpAgent(), "random": RandomAgent}
+    return simple[args.agent]
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from mcpgym.baselines.evaluate import evaluate
+    from mcpgym.baselines.metrics import markdown_table
+
+    if args.api_key is None:
+        args.api_key = os.environ.get("OPENAI_API_KEY")
+    try:
+        import matplotlib  # noqa: F401
+        import openai  # noqa: F401
+        import tqdm  # noqa: F401
+    except ImportError as err:
+        raise KeyError(f"mcpgym eval needs the eval extra ({err.name} is missing): pip install 'mcpgym[eval]'") from None
+    tasks = resolve_tasks(args.tasks)
+    if args.limit:
+        tasks = tasks[: args.limit]
+    summary = evaluate(
+        tasks,
+        make_agent_factory(args),
+        Path(args.out),
+        episodes_per_task=args.episodes_per_task,
+        concurrency=args.concurrency,
+        seed=args.seed,
+        env_kwargs={"max_turns": args.max_turns, "max_calls": args.max_calls, "reward": args.reward},
+        progress=not args.quiet,
+    )
+    print(markdown_table(summary))
+    overall = summary["overall"]
+    print(
+        f"\n{overall['episodes']} episodes, mean reward {overall['mean_reward']:.3f}, "
+        f"{overall['model_errors']} model errors; wrote {args.out}/trajectories.jsonl, summary.json, summary.md, "
+        "reward_by_server.png, reward_by_difficulty.png"
+    )
+    return 0
+
+
+def cmd_eval_compare(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from mcpgym.baselines.evaluate import SUMMARY, compare
+
+    a, b = (json.loads((Path(d) / SUMMARY).read_text()) for d in (args.a, args.b))
+    print(compare(a, b))
+    return 0
+
+
 def _print_table(rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for n, row in enumerate(rows):
@@ -158,6 +249,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="print only the per-task summary lines")
     p.set_defaults(func=cmd_run)
 
+    p = sub.add_parser(
+        "eval",
+        help="score an agent on a task set (`mcpgym eval compare A B` compares two runs)",
+        description="Run an agent over a task set in parallel, resumably, and write trajectories.jsonl, "
+        "summary.json, summary.md and reward plots to --out. A rerun with the same --out skips finished episodes.",
+    )
+    p.add_argument("--tasks", default="shipped", help="JSONL file, or shipped / a server name / a shipped set (default shipped)")
+    p.add_argument("--agent", choices=(*AGENTS, "openai", "openai-text"), default="oracle",
+                   help="openai: Chat Completions with tools; openai-text: tool calls as <tool_call> text")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--model", help="model name sent to the endpoint")
+    p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY)")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, default=1024, help="per model reply")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    p.add_argument("--retries", type=int, default=3, help="retries of a failed model call, with backoff (default 3)")
+    p.add_argument("--backoff", type=float, default=1.0, help="first backoff in seconds, doubled per retry")
+    p.add_argument("--episodes-per-task", type=int, default=1, help="k for pass^k (default 1)")
+    p.add_argument("--concurrency", type=int, default=4, help="episodes in flight (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="episode e uses seed + e")
+    p.add_argument("--max-turns", type=int, default=24)
+    p.add_argument("--max-calls", type=int, default=48)
+    p.add_argument("--reward", choices=("dense", "outcome-only", "process-only"), default="dense")
+    p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    p.add_argument("--out", required=True, help="output folder (reused to resume)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_eval)
+
     p = sub.add_parser("tasks", help="task sets")
     tasks_sub = p.add_subparsers(dest="tasks_command", required=True)
     v = tasks_sub.add_parser("verify", help="execute each task's ground truth and check every recorded value")
@@ -175,10 +294,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def compare_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mcpgym eval compare", description="Print run B minus run A.")
+    parser.add_argument("a", help="output folder of run A")
+    parser.add_argument("b", help="output folder of run B")
+    parser.set_defaults(func=cmd_eval_compare)
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["eval", "compare"]:
+        args = compare_parser().parse_args(argv[2:])
+    else:
+        args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except KeyError as err:
-        print(f"mcpgym: {err.args[0]}", file=sys.stderr)
+    except (KeyError, FileNotFoundError) as err:
+        print(f"mcpgym: {err.args[0] if isinstance(err, KeyError) else err}", file=sys.stderr)
         return 2

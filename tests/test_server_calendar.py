@@ -14,18 +14,12 @@ import pytest
 
 from mcpgym.servers.calendar import SERVER
 from mcpgym.servers.kernel import ToolSession, build_world
+from tool_calls import fails, ok
 
 
 @pytest.fixture()
 def session() -> ToolSession:
     return ToolSession(SERVER, 0)
-
-
-def ok(session: ToolSession, name: str, **args: Any) -> dict[str, Any]:
-    result = session.call(name, args)
-    assert result.ok, result.error
-    assert result.data is not None
-    return result.data
 
 
 def iso(moment: datetime) -> str:
@@ -56,14 +50,14 @@ def future_event(session: ToolSession, **extra: Any) -> dict[str, Any]:
     start = next_weekday(session, 9, 7)
     args = {"calendar_id": 2, "title": "Planning session", "start": iso(start),
             "end": iso(start + timedelta(hours=1))} | extra
-    return ok(session, "create_event", **args)
+    return ok(session, "create_event", args)
 
 
 def test_get_person_agrees_with_the_shared_world(session: ToolSession) -> None:
     world = build_world(0)
     orgs = {o.id: o.name for o in world.organizations}
     for person in (world.employees[3], world.customers[17]):
-        data = ok(session, "get_person", email=person.email.upper())
+        data = ok(session, "get_person", {"email": person.email.upper()})
         assert (data["person_id"], data["name"], data["email"]) == (person.id, person.name, person.email)
         assert data["organization_name"] == orgs[person.organization_id]
         assert data["is_employee"] is person.is_employee
@@ -73,24 +67,26 @@ def test_get_person_agrees_with_the_shared_world(session: ToolSession) -> None:
 def test_customer_meetings_are_titled_with_and_attended_by_the_customer(session: ToolSession) -> None:
     now = session.context.now
     window = {"time_min": iso(now - timedelta(days=420)), "time_max": iso(now + timedelta(days=60))}
-    stats = ok(session, "meeting_stats", group_by="organization", **window)
+    stats = ok(session, "meeting_stats", {"group_by": "organization", **window})
     top = next(g for g in stats["groups"] if g["key"] != "internal")
-    listed = ok(session, "list_events", organization=top["key"], per_page=100, **window)
+    listed = ok(session, "list_events", {"organization": top["key"], "per_page": 100, **window})
     assert listed["total"] == top["events"] > 0
     assert all(top["key"] in e["title"] for e in listed["events"])
-    detail = ok(session, "get_event", event_id=listed["events"][0]["event_id"])
+    detail = ok(session, "get_event", {"event_id": listed["events"][0]["event_id"]})
     assert any(a["organization_name"] == top["key"] and not a["is_employee"] for a in detail["attendees"])
 
 
 def test_history_spans_over_a_year_and_rooms_are_never_double_booked(session: ToolSession) -> None:
     now = session.context.now
-    old = ok(session, "list_events", time_min=iso(now - timedelta(days=420)),
-             time_max=iso(now - timedelta(days=380)))
-    ahead = ok(session, "list_events", time_min=iso(now + timedelta(days=30)), time_max=iso(now + timedelta(days=60)))
+    old = ok(session, "list_events", {"time_min": iso(now - timedelta(days=420)),
+                                      "time_max": iso(now - timedelta(days=380))})
+    ahead = ok(session, "list_events", {"time_min": iso(now + timedelta(days=30)),
+                                        "time_max": iso(now + timedelta(days=60))})
     assert old["total"] > 0 and ahead["total"] > 0
     for room in ok(session, "list_rooms")["rooms"]:
-        bookings = ok(session, "get_room_availability", room_id=room["id"], time_min=iso(now - timedelta(days=60)),
-                      time_max=iso(now + timedelta(days=30)))["bookings"]
+        bookings = ok(session, "get_room_availability", {"room_id": room["id"],
+                                                         "time_min": iso(now - timedelta(days=60)),
+                                                         "time_max": iso(now + timedelta(days=30))})["bookings"]
         for a, b in zip(bookings, bookings[1:]):
             assert parse(a["end"]) <= parse(b["start"]), (room["name"], a, b)
 
@@ -100,11 +96,11 @@ def test_created_event_is_listed_and_makes_attendees_busy(session: ToolSession) 
     created = future_event(session, attendee_emails=[guest, colleague])
     start, end = parse(created["start"]), parse(created["end"])
     assert {a["email"] for a in created["attendees"]} >= {guest, colleague}
-    found = ok(session, "list_events", attendee_email=guest, time_min=iso(start - timedelta(hours=1)),
-               time_max=iso(end + timedelta(hours=1)))
+    found = ok(session, "list_events", {"attendee_email": guest, "time_min": iso(start - timedelta(hours=1)),
+                                        "time_max": iso(end + timedelta(hours=1))})
     assert [e["event_id"] for e in found["events"]] == [created["event_id"]]
-    busy = ok(session, "get_free_busy", emails=[colleague], time_min=iso(start - timedelta(hours=2)),
-              time_max=iso(end + timedelta(hours=2)))["people"][0]["busy"]
+    busy = ok(session, "get_free_busy", {"emails": [colleague], "time_min": iso(start - timedelta(hours=2)),
+                                         "time_max": iso(end + timedelta(hours=2))})["people"][0]["busy"]
     assert any(parse(b["start"]) <= start and end <= parse(b["end"]) for b in busy)
 
 
@@ -114,7 +110,7 @@ def test_naive_times_are_read_in_the_time_zone(session: ToolSession) -> None:
     offset = future_event(session, start=f"{day}T10:00:00+08:00", end=f"{day}T11:00:00+08:00")
     assert naive["start"] == offset["start"] == f"{day}T02:00:00Z"
     assert naive["start_local"] == f"{day}T10:00:00+08:00"
-    shown = ok(session, "get_event", event_id=offset["event_id"], time_zone="America/New_York")
+    shown = ok(session, "get_event", {"event_id": offset["event_id"], "time_zone": "America/New_York"})
     expected = datetime(day.year, day.month, day.day, 2, tzinfo=ZoneInfo("UTC")).astimezone(ZoneInfo("America/New_York"))
     assert shown["start_local"] == expected.isoformat(timespec="seconds")
 
@@ -126,7 +122,7 @@ def test_weekly_series_keeps_local_time_across_daylight_saving(session: ToolSess
     monday = dst - timedelta(days=13)
     created = future_event(session, start=f"{monday}T09:00:00", end=f"{monday}T09:30:00", time_zone="Europe/Berlin",
                            recurrence={"freq": "WEEKLY", "by_day": ["MO", "TH"], "count": 6})
-    listed = ok(session, "list_event_instances", event_id=created["event_id"])
+    listed = ok(session, "list_event_instances", {"event_id": created["event_id"]})
     events = listed["events"]
     assert listed["total"] == 6
     assert all(e["start_local"][11:19] == "09:00:00" for e in events)
@@ -137,42 +133,44 @@ def test_weekly_series_keeps_local_time_across_daylight_saving(session: ToolSess
 
 def standup_occurrences(session: ToolSession) -> list[dict[str, Any]]:
     now = session.context.now
-    return ok(session, "list_events", query="daily standup", per_page=100, time_min=iso(now + timedelta(days=7)),
-              time_max=iso(now + timedelta(days=14)))["events"]
+    return ok(session, "list_events", {"query": "daily standup", "per_page": 100,
+                                       "time_min": iso(now + timedelta(days=7)),
+                                       "time_max": iso(now + timedelta(days=14))})["events"]
 
 
 def test_moving_and_cancelling_one_occurrence_leaves_the_series(session: ToolSession) -> None:
     found = standup_occurrences(session)
     first, second = [e for e in found if e["event_id"] == found[0]["event_id"]][:2]
     moved_start = parse(first["start"]) + timedelta(hours=3)
-    moved = ok(session, "update_event", event_id=first["occurrence_id"], start=iso(moved_start))
+    moved = ok(session, "update_event", {"event_id": first["occurrence_id"], "start": iso(moved_start)})
     assert (moved["start"], moved["original_start"]) == (iso(moved_start), first["start"])
-    cancelled = ok(session, "cancel_event", event_id=second["occurrence_id"])
+    cancelled = ok(session, "cancel_event", {"event_id": second["occurrence_id"]})
     assert cancelled["status"] == "cancelled"
-    series = ok(session, "get_event", event_id=first["event_id"])
+    series = ok(session, "get_event", {"event_id": first["event_id"]})
     assert series["status"] == "confirmed"
     after = {e["occurrence_id"]: e for e in standup_occurrences(session)}
     assert after[first["occurrence_id"]]["start"] == iso(moved_start)
     assert second["occurrence_id"] not in after
     window = {"time_min": second["start"], "time_max": second["end"], "include_cancelled": True}
     assert any(e["occurrence_id"] == second["occurrence_id"] and e["status"] == "cancelled"
-               for e in ok(session, "list_events", per_page=100, **window)["events"])
+               for e in ok(session, "list_events", {"per_page": 100, **window})["events"])
 
 
 def test_changing_following_occurrences_splits_the_series(session: ToolSession) -> None:
     start = next_weekday(session, 3, 8)
     created = future_event(session, start=iso(start), end=iso(start + timedelta(minutes=30)),
                            recurrence={"freq": "DAILY", "count": 10})
-    occurrences = ok(session, "list_event_instances", event_id=created["event_id"])["events"]
-    new = ok(session, "update_event", event_id=occurrences[4]["occurrence_id"], following=True,
-             title="Later slot", start=iso(parse(occurrences[4]["start"]) + timedelta(hours=2)))
+    occurrences = ok(session, "list_event_instances", {"event_id": created["event_id"]})["events"]
+    new = ok(session, "update_event", {"event_id": occurrences[4]["occurrence_id"], "following": True,
+                                       "title": "Later slot",
+                                       "start": iso(parse(occurrences[4]["start"]) + timedelta(hours=2))})
     assert new["event_id"] != created["event_id"] and new["recurrence"]["count"] == 6
-    old = ok(session, "list_event_instances", event_id=created["event_id"])
-    rest = ok(session, "list_event_instances", event_id=new["event_id"])
+    old = ok(session, "list_event_instances", {"event_id": created["event_id"]})
+    rest = ok(session, "list_event_instances", {"event_id": new["event_id"]})
     assert (old["total"], rest["total"]) == (4, 6)
     assert all(e["title"] == "Later slot" for e in rest["events"])
-    ok(session, "cancel_event", event_id=rest["events"][2]["occurrence_id"], following=True)
-    shortened = ok(session, "list_event_instances", event_id=new["event_id"])
+    ok(session, "cancel_event", {"event_id": rest["events"][2]["occurrence_id"], "following": True})
+    shortened = ok(session, "list_event_instances", {"event_id": new["event_id"]})
     assert [e["occurrence_id"] for e in shortened["events"]] == [e["occurrence_id"] for e in rest["events"][:2]]
 
 
@@ -182,7 +180,7 @@ def test_domain_rules_are_forbidden_and_change_nothing(session: ToolSession, rul
     event = future_event(session, attendee_emails=employees(3)[1:], room_id=2)
     call: tuple[str, dict[str, Any]]
     if rule == "cancel_twice":
-        ok(session, "cancel_event", event_id=event["event_id"])
+        ok(session, "cancel_event", {"event_id": event["event_id"]})
         call = ("cancel_event", {"event_id": event["event_id"]})
     elif rule == "not_invited":
         call = ("respond_to_event", {"event_id": event["event_id"], "attendee_email": customer_email(),
@@ -197,13 +195,10 @@ def test_domain_rules_are_forbidden_and_change_nothing(session: ToolSession, rul
     elif rule == "over_capacity":
         call = ("add_attendees", {"event_id": event["event_id"], "emails": employees(8)[3:]})
     else:
-        past = ok(session, "list_events", time_min=iso(session.context.now - timedelta(days=30)),
-                  time_max=iso(session.context.now - timedelta(days=29)))["events"][0]
+        past = ok(session, "list_events", {"time_min": iso(session.context.now - timedelta(days=30)),
+                                           "time_max": iso(session.context.now - timedelta(days=29))})["events"][0]
         call = ("update_event", {"event_id": past["occurrence_id"] or past["event_id"], "start": event["start"]})
-    before = session.state_hash()
-    result = session.call(*call)
-    assert not result.ok and result.error is not None and result.error.startswith("forbidden: ")
-    assert session.state_hash() == before
+    fails(session, *call, "forbidden")
 
 
 @pytest.mark.parametrize(("tool", "args", "hint"), [
@@ -215,9 +210,7 @@ def test_domain_rules_are_forbidden_and_change_nothing(session: ToolSession, rul
     ("add_attendees", {"event_id": 1, "emails": ["ghost@nowhere.example"]}, "search_people"),
 ])
 def test_unknown_ids_are_not_found(session: ToolSession, tool: str, args: dict[str, Any], hint: str) -> None:
-    result = session.call(tool, args)
-    assert not result.ok and result.error is not None
-    assert result.error.startswith("not_found: ") and hint in result.error
+    assert hint in fails(session, tool, args, "not_found")
 
 
 def test_occurrence_ids_must_name_a_real_occurrence(session: ToolSession) -> None:
@@ -225,9 +218,8 @@ def test_occurrence_ids_must_name_a_real_occurrence(session: ToolSession) -> Non
     series_id = occurrence["event_id"]
     single = future_event(session)
     for bad in (f"{series_id}_19990101", f"{single['event_id']}_20250101"):
-        result = session.call("get_event", {"event_id": bad})
-        assert result.error is not None and result.error.startswith("not_found: ")
-    assert ok(session, "get_event", event_id=occurrence["occurrence_id"])["start"] == occurrence["start"]
+        fails(session, "get_event", {"event_id": bad}, "not_found")
+    assert ok(session, "get_event", {"event_id": occurrence["occurrence_id"]})["start"] == occurrence["start"]
 
 
 @pytest.mark.parametrize("args", [
@@ -243,51 +235,48 @@ def test_malformed_requests_are_invalid_arguments(session: ToolSession, args: di
     call = {"calendar_id": 1, "title": "X", "start": iso(start), "end": iso(start + timedelta(hours=1))}
     if args.pop("end_before_start", False):
         call["end"] = iso(start - timedelta(hours=1))
-    before = session.state_hash()
-    result = session.call("create_event", call | args)
-    assert result.error is not None and result.error.startswith("invalid_arguments: ")
-    assert session.state_hash() == before
+    fails(session, "create_event", call | args, "invalid_arguments")
 
 
 def test_invitation_flow_changes_attendees(session: ToolSession) -> None:
     event = future_event(session)
     guest = customer_email()
-    invited = ok(session, "add_attendees", event_id=event["event_id"], emails=[guest], optional=True)
+    invited = ok(session, "add_attendees", {"event_id": event["event_id"], "emails": [guest], "optional": True})
     entry = next(a for a in invited["attendees"] if a["email"] == guest)
     assert (entry["response_status"], entry["optional"]) == ("needsAction", True)
-    answered = ok(session, "respond_to_event", event_id=event["event_id"], attendee_email=guest,
-                  response="tentative", comment="Might be late")
+    answered = ok(session, "respond_to_event", {"event_id": event["event_id"], "attendee_email": guest,
+                                                "response": "tentative", "comment": "Might be late"})
     entry = next(a for a in answered["attendees"] if a["email"] == guest)
     assert (entry["response_status"], entry["comment"]) == ("tentative", "Might be late")
-    ok(session, "remove_attendee", event_id=event["event_id"], email=guest)
+    ok(session, "remove_attendee", {"event_id": event["event_id"], "email": guest})
     window = {"time_min": event["start"], "time_max": event["end"], "attendee_email": guest}
-    assert ok(session, "list_events", **window)["total"] == 0
+    assert ok(session, "list_events", window)["total"] == 0
 
 
 def test_room_booking_release_and_rebooking(session: ToolSession) -> None:
     first = future_event(session)
     second = future_event(session, calendar_id=3)
-    booked = ok(session, "book_room", event_id=first["event_id"], room_id=3)
+    booked = ok(session, "book_room", {"event_id": first["event_id"], "room_id": 3})
     assert booked["room"]["id"] == 3 and booked["location"] == booked["room"]["name"]
     window = {"room_id": 3, "time_min": first["start"], "time_max": first["end"]}
-    availability = ok(session, "get_room_availability", **window)
+    availability = ok(session, "get_room_availability", window)
     assert not availability["free"] and availability["bookings"][0]["event_id"] == first["event_id"]
-    free_rooms = ok(session, "list_rooms", available_from=first["start"], available_until=first["end"])["rooms"]
+    free_rooms = ok(session, "list_rooms", {"available_from": first["start"], "available_until": first["end"]})["rooms"]
     assert 3 not in [r["id"] for r in free_rooms]
-    assert session.call("book_room", {"event_id": second["event_id"], "room_id": 3}).error.startswith("forbidden: ")
-    ok(session, "release_room", event_id=first["event_id"])
-    assert ok(session, "get_room_availability", **window)["free"]
-    assert ok(session, "book_room", event_id=second["event_id"], room_id=3)["room"]["id"] == 3
+    fails(session, "book_room", {"event_id": second["event_id"], "room_id": 3}, "forbidden")
+    ok(session, "release_room", {"event_id": first["event_id"]})
+    assert ok(session, "get_room_availability", window)["free"]
+    assert ok(session, "book_room", {"event_id": second["event_id"], "room_id": 3})["room"]["id"] == 3
 
 
 def test_pages_partition_the_listing(session: ToolSession) -> None:
     now = session.context.now
     window = {"time_min": iso(now), "time_max": iso(now + timedelta(days=3))}
-    whole = ok(session, "list_events", per_page=100, **window)
+    whole = ok(session, "list_events", {"per_page": 100, **window})
     assert 7 < whole["total"] <= 100
     keys, page = [], 1
     while page is not None:
-        data = ok(session, "list_events", page=page, per_page=7, **window)
+        data = ok(session, "list_events", {"page": page, "per_page": 7, **window})
         assert data["total"] == whole["total"]
         keys += [(e["event_id"], e["occurrence_id"]) for e in data["events"]]
         page = data["next_page"]
@@ -300,11 +289,11 @@ def test_meeting_stats_agree_with_the_listing(session: ToolSession) -> None:
     now = session.context.now
     person = employees(5)[4]
     window = {"time_min": iso(now - timedelta(days=60)), "time_max": iso(now), "attendee_email": person}
-    stats = ok(session, "meeting_stats", group_by="month", **window)
+    stats = ok(session, "meeting_stats", {"group_by": "month", **window})
     events: list[dict[str, Any]] = []
     page = 1
     while page is not None:
-        data = ok(session, "list_events", page=page, per_page=100, **window)
+        data = ok(session, "list_events", {"page": page, "per_page": 100, **window})
         events += data["events"]
         page = data["next_page"]
     assert stats["total_events"] == len(events) > 0
@@ -317,11 +306,11 @@ def test_suggested_slots_are_free_and_within_working_hours(session: ToolSession)
     people = employees(4)
     now = session.context.now
     window = {"time_min": iso(now), "time_max": iso(now + timedelta(days=10))}
-    slots = ok(session, "find_meeting_slots", attendee_emails=people, duration_minutes=45, time_zone="Europe/London",
-               max_results=20, **window)["slots"]
+    slots = ok(session, "find_meeting_slots", {"attendee_emails": people, "duration_minutes": 45,
+                                               "time_zone": "Europe/London", "max_results": 20, **window})["slots"]
     assert slots
     busy = [(parse(b["start"]), parse(b["end"]))
-            for p in ok(session, "get_free_busy", emails=people, **window)["people"] for b in p["busy"]]
+            for p in ok(session, "get_free_busy", {"emails": people, **window})["people"] for b in p["busy"]]
     for slot in slots:
         start, end = parse(slot["start"]), parse(slot["end"])
         local = start.replace(tzinfo=ZoneInfo("UTC")).astimezone(ZoneInfo("Europe/London"))

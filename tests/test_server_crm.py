@@ -13,28 +13,12 @@ from mcpgym.servers.crm import SERVER
 from mcpgym.servers.kernel import ToolSession
 from mcpgym.servers.kernel.fields import format_timestamp
 from mcpgym.servers.kernel.world import build_world
+from tool_calls import fails, ok
 
 
 @pytest.fixture
 def session() -> ToolSession:
     return ToolSession(SERVER, 0)
-
-
-def ok(session: ToolSession, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    result = session.call(tool, args or {})
-    assert result.ok, result.error
-    assert result.data is not None
-    return result.data
-
-
-def fails(session: ToolSession, tool: str, args: dict[str, Any], code: str) -> str:
-    """Call a tool that must fail with `code`, and check the state did not change."""
-    before = session.state_hash()
-    result = session.call(tool, args)
-    assert not result.ok, f"{tool} unexpectedly succeeded: {result.data}"
-    assert result.error is not None and result.error.startswith(f"{code}: "), result.error
-    assert session.state_hash() == before
-    return result.error
 
 
 def all_pages(session: ToolSession, tool: str, key: str, args: dict[str, Any]) -> list[dict[str, Any]]:

@@ -13,24 +13,12 @@ import pytest
 
 from mcpgym.servers.email import SERVER
 from mcpgym.servers.kernel import ToolSession
+from tool_calls import fails, ok
 
 
 @pytest.fixture
 def session() -> ToolSession:
     return ToolSession(SERVER, 0)
-
-
-def ok(session: ToolSession, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    result = session.call(name, args or {})
-    assert result.ok, result.error
-    assert result.data is not None
-    return result.data
-
-
-def error(session: ToolSession, name: str, args: dict[str, Any]) -> str:
-    result = session.call(name, args)
-    assert not result.ok, f"{name} unexpectedly succeeded"
-    return result.error or ""
 
 
 def all_messages(session: ToolSession, **filters: Any) -> list[dict[str, Any]]:
@@ -98,7 +86,8 @@ def test_date_range_and_history_span_more_than_a_year(session: ToolSession) -> N
     after, before = now - timedelta(days=400), now - timedelta(days=365)
     window = all_messages(session, after=after.isoformat(), before=before.isoformat())
     assert window and all(after <= time_of(m["date"]) < before for m in window)
-    assert "after must be earlier" in error(session, "search_messages", {"after": "2025-02-01", "before": "2025-01-01"})
+    assert "after must be earlier" in fails(session, "search_messages", {"after": "2025-02-01", "before": "2025-01-01"},
+                                            "invalid_arguments")
 
 
 def test_pages_partition_the_results(session: ToolSession) -> None:
@@ -158,7 +147,7 @@ def test_reply_all_stays_in_thread_and_reaches_everyone(session: ToolSession) ->
 def test_forward_carries_attachments_and_remembers_the_contact(session: ToolSession) -> None:
     summary = ok(session, "search_messages", {"has_attachment": True, "per_page": 1})["messages"][0]
     original = ok(session, "get_message", {"message_id": summary["id"]})
-    error(session, "lookup_contact", {"email": "auditor@example.org"})
+    fails(session, "lookup_contact", {"email": "auditor@example.org"}, "not_found")
     forward = ok(session, "forward_message", {
         "message_id": original["id"], "to": ["Pat Auditor <auditor@example.org>"], "note": "See below."})
     assert forward["subject"].startswith("Fwd: ")
@@ -172,12 +161,10 @@ def test_forward_carries_attachments_and_remembers_the_contact(session: ToolSess
 
 def test_sending_rules(session: ToolSession) -> None:
     before = session.state_hash()
-    assert error(session, "send_message", {"to": [], "subject": "Hi", "body": "x"}).startswith("forbidden:")
-    assert error(session, "send_message", {"to": ["not-an-address"], "subject": "Hi", "body": "x"}).startswith(
-        "invalid_arguments:")
+    fails(session, "send_message", {"to": [], "subject": "Hi", "body": "x"}, "forbidden")
+    fails(session, "send_message", {"to": ["not-an-address"], "subject": "Hi", "body": "x"}, "invalid_arguments")
     home = session.context.world.home.domain
-    assert error(session, "send_message", {"to": [f"nobody.here@{home}"], "subject": "Hi", "body": "x"}).startswith(
-        "not_found:")
+    fails(session, "send_message", {"to": [f"nobody.here@{home}"], "subject": "Hi", "body": "x"}, "not_found")
     assert session.state_hash() == before
     customer = session.context.world.customers[10]
     sent = ok(session, "send_message", {"to": [f"Wrong Name <{customer.email}>"], "subject": "Hello", "body": "Hi!"})
@@ -196,20 +183,20 @@ def test_user_label_lifecycle(session: ToolSession) -> None:
     assert renamed["messages_total"] == len(tagged)
     deleted = ok(session, "delete_label", {"label_id": label["id"]})
     assert deleted["messages_affected"] == len(tagged)
-    assert error(session, "search_messages", {"label": "VIP"}).startswith("not_found:")
+    fails(session, "search_messages", {"label": "VIP"}, "not_found")
     assert all("VIP" not in m["labels"] for m in ok(session, "get_thread", {"thread_id": thread_id})["messages"])
 
 
 def test_system_labels_are_protected(session: ToolSession) -> None:
     before = session.state_hash()
     labels = {label["name"]: label for label in ok(session, "list_labels")["labels"]}
-    assert error(session, "rename_label", {"label_id": labels["INBOX"]["id"], "name": "Mail"}).startswith("forbidden:")
-    assert error(session, "delete_label", {"label_id": labels["SENT"]["id"]}).startswith("forbidden:")
-    assert error(session, "create_label", {"name": "starred"}).startswith("forbidden:")
-    assert error(session, "create_label", {"name": "invoices"}).startswith("invalid_arguments:")
+    fails(session, "rename_label", {"label_id": labels["INBOX"]["id"], "name": "Mail"}, "forbidden")
+    fails(session, "delete_label", {"label_id": labels["SENT"]["id"]}, "forbidden")
+    fails(session, "create_label", {"name": "starred"}, "forbidden")
+    fails(session, "create_label", {"name": "invoices"}, "invalid_arguments")
     message_id = ok(session, "search_messages", {"per_page": 1})["messages"][0]["id"]
-    assert error(session, "modify_labels", {"message_id": message_id, "add_labels": ["SENT"]}).startswith("forbidden:")
-    assert error(session, "modify_labels", {"message_id": message_id, "add_labels": ["TRASH"]}).startswith("forbidden:")
+    fails(session, "modify_labels", {"message_id": message_id, "add_labels": ["SENT"]}, "forbidden")
+    fails(session, "modify_labels", {"message_id": message_id, "add_labels": ["TRASH"]}, "forbidden")
     assert session.state_hash() == before
 
 
@@ -223,21 +210,21 @@ def test_archive_trash_untrash_and_permanent_delete(session: ToolSession) -> Non
     assert message["id"] in [m["id"] for m in all_messages(session, label="TRASH")]
     restored = ok(session, "untrash_messages", {"message_id": message["id"]})["messages"][0]
     assert restored["labels"] == labels_before
-    assert error(session, "untrash_messages", {"message_id": message["id"]}).startswith("forbidden:")
+    fails(session, "untrash_messages", {"message_id": message["id"]}, "forbidden")
 
     archived = ok(session, "archive_messages", {"message_id": message["id"]})["messages"][0]
     assert "INBOX" not in archived["labels"]
     assert ok(session, "search_messages", {"label": "INBOX"})["total"] == inbox_total - 1
     before = session.state_hash()
-    assert error(session, "archive_messages", {"message_id": message["id"]}).startswith("forbidden:")
-    assert error(session, "delete_permanently", {"message_id": message["id"]}).startswith("forbidden:")
+    fails(session, "archive_messages", {"message_id": message["id"]}, "forbidden")
+    fails(session, "delete_permanently", {"message_id": message["id"]}, "forbidden")
     assert session.state_hash() == before
 
     ok(session, "trash_messages", {"message_id": message["id"]})
-    assert error(session, "trash_messages", {"message_id": message["id"]}).startswith("forbidden:")
+    fails(session, "trash_messages", {"message_id": message["id"]}, "forbidden")
     deleted = ok(session, "delete_permanently", {"message_id": message["id"]})
     assert deleted["message_ids"] == [message["id"]]
-    assert error(session, "get_message", {"message_id": message["id"]}).startswith("not_found:")
+    fails(session, "get_message", {"message_id": message["id"]}, "not_found")
 
 
 def test_deleting_a_whole_thread_removes_it(session: ToolSession) -> None:
@@ -250,7 +237,7 @@ def test_deleting_a_whole_thread_removes_it(session: ToolSession) -> None:
     recipients = sum(len(m["to"]) + len(m["cc"]) + len(m["bcc"]) for m in thread["messages"])
     assert sum(1 for change in changes if change.table == "recipients") == recipients
     assert sum(1 for change in changes if change.table == "messages") == thread["message_count"]
-    assert "search_messages" in error(session, "get_thread", {"thread_id": 1})
+    assert "search_messages" in fails(session, "get_thread", {"thread_id": 1}, "not_found")
 
 
 def test_mark_thread_unread_updates_counts(session: ToolSession) -> None:
@@ -271,15 +258,15 @@ def test_draft_lifecycle(session: ToolSession) -> None:
     assert draft["subject"].startswith("Re: ") and draft["in_reply_to"] == original["header_message_id"]
     assert draft["id"] not in [m["id"] for m in all_messages(session, sender=draft["sender"]["email"])]
     assert draft["id"] in [m["id"] for m in all_messages(session, label="DRAFT")]
-    assert error(session, "send_draft", {"draft_id": draft["id"]}).startswith("forbidden:")
-    assert error(session, "trash_messages", {"message_id": draft["id"]}).startswith("forbidden:")
+    fails(session, "send_draft", {"draft_id": draft["id"]}, "forbidden")
+    fails(session, "trash_messages", {"message_id": draft["id"]}, "forbidden")
     updated = ok(session, "update_draft", {"draft_id": draft["id"], "to": [original["sender"]["email"]], "body": "Final"})
     assert updated["body"] == "Final" and updated["to"][0]["email"] == original["sender"]["email"]
     sent = ok(session, "send_draft", {"draft_id": draft["id"]})
     assert sent["labels"] == ["SENT"] and not sent["is_draft"]
     before = session.state_hash()
-    assert error(session, "update_draft", {"draft_id": draft["id"], "body": "x"}).startswith("forbidden:")
-    assert error(session, "delete_draft", {"draft_id": draft["id"]}).startswith("forbidden:")
+    fails(session, "update_draft", {"draft_id": draft["id"], "body": "x"}, "forbidden")
+    fails(session, "delete_draft", {"draft_id": draft["id"]}, "forbidden")
     assert session.state_hash() == before
 
 
@@ -290,15 +277,16 @@ def test_deleting_a_new_draft_removes_its_thread(session: ToolSession) -> None:
     assert ok(session, "delete_draft", {"draft_id": draft["id"]}) == {
         "message_ids": [draft["id"]], "thread_ids": [draft["thread_id"]]}
     assert ok(session, "search_messages", {"label": "DRAFT"})["total"] == drafts_before
-    assert error(session, "lookup_contact", {"email": "someone@example.com"}).startswith("not_found:")
+    fails(session, "lookup_contact", {"email": "someone@example.com"}, "not_found")
 
 
 def test_bad_ids_name_the_search_tool(session: ToolSession) -> None:
-    assert "search_messages" in error(session, "get_message", {"message_id": 10**6})
-    assert "list_labels" in error(session, "delete_label", {"label_id": 10**6})
-    assert "list_labels" in error(session, "modify_labels", {"message_id": 1, "add_labels": ["No Such Label"]})
-    assert "DRAFT" in error(session, "update_draft", {"draft_id": 10**6, "body": "x"})
-    assert "list_contacts" in error(session, "lookup_contact", {"email": "ghost@example.com"})
+    assert "search_messages" in fails(session, "get_message", {"message_id": 10**6}, "not_found")
+    assert "list_labels" in fails(session, "delete_label", {"label_id": 10**6}, "not_found")
+    assert "list_labels" in fails(session, "modify_labels", {"message_id": 1, "add_labels": ["No Such Label"]},
+                                  "not_found")
+    assert "DRAFT" in fails(session, "update_draft", {"draft_id": 10**6, "body": "x"}, "not_found")
+    assert "list_contacts" in fails(session, "lookup_contact", {"email": "ghost@example.com"}, "not_found")
 
 
 def test_same_state_hash_in_two_processes(session: ToolSession, tmp_path: Path) -> None:

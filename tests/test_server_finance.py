@@ -14,25 +14,13 @@ import pytest
 
 from mcpgym.servers.finance import SERVER
 from mcpgym.servers.kernel import ToolSession, build_world
+from tool_calls import fails, ok
 
 
 @pytest.fixture
 def session() -> Iterator[ToolSession]:
     with ToolSession(SERVER, 0) as fresh:
         yield fresh
-
-
-def ok(session: ToolSession, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    result = session.call(tool, args or {})
-    assert result.ok, result.error
-    assert result.data is not None
-    return result.data
-
-
-def error(session: ToolSession, tool: str, args: dict[str, Any]) -> str:
-    result = session.call(tool, args)
-    assert not result.ok, f"{tool} should have failed"
-    return result.error or ""
 
 
 def all_tickers(session: ToolSession) -> list[dict[str, Any]]:
@@ -197,7 +185,7 @@ def test_employee_lookup_by_email_matches_the_world(session: ToolSession) -> Non
             person.id, person.name, person.email, world.home.name)
         assert portfolio["id"] in [p["id"] for p in investor["portfolios"]]
     customer = world.customers[0].email
-    assert error(session, "get_investor", {"email": customer}).startswith("not_found: ")
+    fails(session, "get_investor", {"email": customer}, "not_found")
 
 
 def test_seeded_ledgers_add_up(session: ToolSession) -> None:
@@ -265,14 +253,13 @@ def test_sell_realises_pnl_at_average_cost(session: ToolSession) -> None:
 def test_cannot_sell_more_than_held(session: ToolSession) -> None:
     portfolio_id, position = held_position(session)
     before = session.state_hash()
-    message = error(session, "sell_shares", {"portfolio_id": portfolio_id, "symbol": position["symbol"],
-                                             "quantity": position["quantity"] + 1})
-    assert message.startswith("forbidden: ") and str(position["quantity"]) in message
+    message = fails(session, "sell_shares", {"portfolio_id": portfolio_id, "symbol": position["symbol"],
+                                             "quantity": position["quantity"] + 1}, "forbidden")
+    assert str(position["quantity"]) in message
     held_symbols = {p["symbol"] for p in ok(session, "get_portfolio", {"portfolio_id": portfolio_id,
                                                                         "include_closed": True})["positions"]}
     other = next(t["symbol"] for t in all_tickers(session) if t["symbol"] not in held_symbols)
-    assert error(session, "sell_shares", {"portfolio_id": portfolio_id, "symbol": other,
-                                          "quantity": 1}).startswith("forbidden: ")
+    fails(session, "sell_shares", {"portfolio_id": portfolio_id, "symbol": other, "quantity": 1}, "forbidden")
     assert session.state_hash() == before
 
 
@@ -280,32 +267,30 @@ def test_cannot_spend_or_withdraw_more_than_the_cash(session: ToolSession) -> No
     portfolio_id = funded_portfolio(session, 1_000)
     before = session.state_hash()
     symbol = max(all_tickers(session), key=lambda t: t["price"])["symbol"]
-    message = error(session, "buy_shares", {"portfolio_id": portfolio_id, "symbol": symbol, "quantity": 1000})
-    assert message.startswith("forbidden: ") and "transfer_cash" in message
-    assert error(session, "transfer_cash", {"portfolio_id": portfolio_id, "direction": "withdrawal",
-                                            "amount": 1000.01}).startswith("forbidden: ")
+    message = fails(session, "buy_shares", {"portfolio_id": portfolio_id, "symbol": symbol, "quantity": 1000},
+                    "forbidden")
+    assert "transfer_cash" in message
+    fails(session, "transfer_cash", {"portfolio_id": portfolio_id, "direction": "withdrawal", "amount": 1000.01},
+          "forbidden")
     assert session.state_hash() == before
     ok(session, "transfer_cash", {"portfolio_id": portfolio_id, "direction": "withdrawal", "amount": 1000})
     assert ok(session, "get_portfolio", {"portfolio_id": portfolio_id})["cash"] == 0
 
 
 def test_unknown_ids_name_the_search_tool(session: ToolSession) -> None:
-    assert "search_tickers" in error(session, "get_quotes", {"symbols": ["ZZZZZ"]})
-    assert error(session, "get_price_history", {"symbol": "ZZZZZ"}).startswith("not_found: ")
-    message = error(session, "get_portfolio", {"portfolio_id": 9999})
-    assert message.startswith("not_found: ") and "list_portfolios" in message
-    message = error(session, "get_watchlist", {"watchlist_id": 9999})
-    assert message.startswith("not_found: ") and "list_watchlists" in message
-    assert error(session, "create_portfolio", {"owner_email": "nobody@example.com",
-                                               "name": "X"}).startswith("not_found: ")
+    assert "search_tickers" in fails(session, "get_quotes", {"symbols": ["ZZZZZ"]}, "not_found")
+    fails(session, "get_price_history", {"symbol": "ZZZZZ"}, "not_found")
+    assert "list_portfolios" in fails(session, "get_portfolio", {"portfolio_id": 9999}, "not_found")
+    assert "list_watchlists" in fails(session, "get_watchlist", {"watchlist_id": 9999}, "not_found")
+    fails(session, "create_portfolio", {"owner_email": "nobody@example.com", "name": "X"}, "not_found")
 
 
 def test_portfolio_names_are_unique_per_owner(session: ToolSession) -> None:
     portfolio_id = funded_portfolio(session, 0)
     owner = ok(session, "get_portfolio", {"portfolio_id": portfolio_id})["owner_email"]
     before = session.state_hash()
-    message = error(session, "create_portfolio", {"owner_email": owner, "name": "Test account"})
-    assert message.startswith("invalid_arguments: ") and str(portfolio_id) in message
+    message = fails(session, "create_portfolio", {"owner_email": owner, "name": "Test account"}, "invalid_arguments")
+    assert str(portfolio_id) in message
     assert session.state_hash() == before
 
 
@@ -325,7 +310,7 @@ def test_watchlist_lifecycle(session: ToolSession) -> None:
     containing = ok(session, "list_watchlists", {"symbol": symbols[2], "per_page": 100})["watchlists"]
     assert created["id"] in [w["id"] for w in containing]
     ok(session, "delete_watchlist", {"watchlist_id": created["id"]})
-    assert error(session, "get_watchlist", {"watchlist_id": created["id"]}).startswith("not_found: ")
+    fails(session, "get_watchlist", {"watchlist_id": created["id"]}, "not_found")
     assert created["id"] not in [w["id"] for w in ok(session, "get_investor", {"email": owner})["watchlists"]]
 
 
@@ -333,8 +318,8 @@ def test_watchlist_limit_and_removing_absent_symbols(session: ToolSession) -> No
     watchlist = ok(session, "list_watchlists", {})["watchlists"][0]
     absent = [t["symbol"] for t in all_tickers(session) if t["symbol"] not in watchlist["symbols"]]
     before = session.state_hash()
-    assert error(session, "remove_from_watchlist", {"watchlist_id": watchlist["id"],
-                                                    "symbols": absent[:1]}).startswith("invalid_arguments: ")
+    fails(session, "remove_from_watchlist", {"watchlist_id": watchlist["id"], "symbols": absent[:1]},
+          "invalid_arguments")
     room = 50 - len(watchlist["symbols"])
     ok(session, "add_to_watchlist", {"watchlist_id": watchlist["id"], "symbols": absent[:min(room, 20)]})
     for start in range(20, room, 20):
@@ -342,8 +327,8 @@ def test_watchlist_limit_and_removing_absent_symbols(session: ToolSession) -> No
         ok(session, "add_to_watchlist", {"watchlist_id": watchlist["id"], "symbols": batch})
     full = session.state_hash()
     assert full != before
-    message = error(session, "add_to_watchlist", {"watchlist_id": watchlist["id"], "symbols": absent[room:room + 1]})
-    assert message.startswith("forbidden: ")
+    fails(session, "add_to_watchlist", {"watchlist_id": watchlist["id"], "symbols": absent[room:room + 1]},
+          "forbidden")
     assert session.state_hash() == full
 
 

@@ -11,6 +11,7 @@ import pytest
 from mcpgym.servers.kernel.fields import format_timestamp
 from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.zendesk import SERVER
+from tool_calls import fails, ok
 
 ACTING_AGENT_ID = 1
 
@@ -18,23 +19,6 @@ ACTING_AGENT_ID = 1
 @pytest.fixture
 def session() -> ToolSession:
     return ToolSession(SERVER, 0)
-
-
-def ok(session: ToolSession, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    result = session.call(tool, args or {})
-    assert result.ok, result.error
-    assert result.data is not None
-    return result.data
-
-
-def fails(session: ToolSession, tool: str, args: dict[str, Any], code: str) -> str:
-    """Call a tool that must fail with `code`, and check the state did not change."""
-    before = session.state_hash()
-    result = session.call(tool, args)
-    assert not result.ok, f"{tool} unexpectedly succeeded: {result.data}"
-    assert result.error is not None and result.error.startswith(f"{code}: "), result.error
-    assert session.state_hash() == before
-    return result.error
 
 
 def all_tickets(session: ToolSession, args: dict[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -1,0 +1,26 @@
+"""Helpers for server tests that call tools on a `ToolSession`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpgym.servers.kernel.session import ToolSession
+
+
+def ok(session: ToolSession, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Call a tool that must succeed; its result object."""
+    result = session.call(tool, args or {})
+    assert result.ok, result.error
+    assert result.data is not None
+    return result.data
+
+
+def fails(session: ToolSession, tool: str, args: dict[str, Any], code: str) -> str:
+    """Call a tool that must fail with `code` (`not_found`, `invalid_arguments`, `forbidden`, ...) and leave the state
+    unchanged; its error text."""
+    before = session.state_hash()
+    result = session.call(tool, args)
+    assert not result.ok, f"{tool} unexpectedly succeeded: {result.data}"
+    assert result.error is not None and result.error.startswith(f"{code}: "), result.error
+    assert session.state_hash() == before
+    return result.error
