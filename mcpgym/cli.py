@@ -211,6 +211,24 @@ def cmd_eval_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_synth_graph(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from mcpgym.synth.draw import write_graph
+    from mcpgym.synth.graph import build_graph
+
+    servers = [s.strip() for s in args.servers.split(",") if s.strip()] if args.servers else server_names()
+    unknown = set(servers) - set(server_names())
+    if unknown:
+        raise KeyError(f"unknown servers {sorted(unknown)}; servers: {', '.join(server_names())}")
+    graph = build_graph(servers)
+    paths = write_graph(graph, Path(args.out))
+    cross = sum(1 for *_, d in graph.edges(data=True) if d["cross"])
+    print(f"{graph.number_of_nodes()} tools, {graph.number_of_edges()} field-to-parameter edges ({cross} cross-server)")
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def _print_table(rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for n, row in enumerate(rows):
@@ -276,6 +294,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder (reused to resume)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("synth", help="task synthesis: the tool dependency graph")
+    synth_sub = p.add_subparsers(dest="synth_command", required=True)
+    g = synth_sub.add_parser(
+        "graph",
+        help="write the tool dependency graph as JSON, GraphML and PNG",
+        description="An edge A -> B where a field of A's result can fill a parameter of B (same entity; "
+        "people link servers by email).",
+    )
+    g.add_argument("--servers", default=None, help="comma-separated servers (default: all)")
+    g.add_argument("--out", default="graph", help="output folder (default ./graph)")
+    g.set_defaults(func=cmd_synth_graph)
 
     p = sub.add_parser("tasks", help="task sets")
     tasks_sub = p.add_subparsers(dest="tasks_command", required=True)

@@ -1,1 +1,1 @@
-"""Dependency-graph task synthesis (to come: see docs/architecture.md)."""
+"""Task synthesis from the servers themselves: the tool dependency graph (graph.py, draw.py)."""
