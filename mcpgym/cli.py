@@ -229,6 +229,32 @@ def cmd_synth_graph(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_synth(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from mcpgym.synth.generate import synthesize
+    from mcpgym.tasks.loader import save_tasks
+
+    servers = [s.strip() for s in args.servers.split(",") if s.strip()]
+    unknown = set(servers) - set(server_names())
+    if unknown:
+        raise KeyError(f"unknown servers {sorted(unknown)}; servers: {', '.join(server_names())}")
+    start = time.perf_counter()
+    try:
+        tasks, report = synthesize(servers, args.n, seed=args.seed, world_seed=args.world_seed, progress=not args.quiet)
+    except ValueError as err:
+        raise KeyError(str(err)) from None
+    elapsed = time.perf_counter() - start
+    save_tasks(tasks, Path(args.out))
+    _print_table([("family", "split", "difficulty", "tasks"), *((f, s, b, str(n)) for f, s, b, n in report.rows())])
+    rejected = ", ".join(f"{reason}: {count}" for reason, count in report.rejected.most_common()) or "none"
+    print(f"\n{len(tasks)} tasks in {elapsed:.1f} s ({len(tasks) / elapsed:.0f}/s) -> {args.out}; rejected drafts: {rejected}")
+    if len(tasks) < args.n:
+        print(f"only {len(tasks)} of {args.n}: the families ran out of distinct grounded entities", file=sys.stderr)
+    return 0
+
+
 def _print_table(rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for n, row in enumerate(rows):
@@ -295,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser("synth", help="task synthesis: the tool dependency graph")
+    p = sub.add_parser("synth", help="synthesize tasks (`mcpgym synth --servers ... --n N --out F`) or write the graph")
     synth_sub = p.add_subparsers(dest="synth_command", required=True)
     g = synth_sub.add_parser(
         "graph",
@@ -332,10 +358,28 @@ def compare_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def synth_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mcpgym synth",
+        description="Synthesize validated tasks from the seeded worlds (`mcpgym synth graph` writes the "
+        "tool dependency graph). Same arguments, same file, byte for byte.",
+    )
+    parser.add_argument("--servers", required=True, help="comma-separated servers, e.g. zendesk")
+    parser.add_argument("--n", type=int, default=100, help="tasks to write (default 100)")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    parser.add_argument("--world-seed", type=int, default=0, help="seed of the world the tasks run in (default 0)")
+    parser.add_argument("--out", required=True, help="JSONL file to write")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(func=cmd_synth)
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:2] == ["eval", "compare"]:
         args = compare_parser().parse_args(argv[2:])
+    elif argv[:1] == ["synth"] and argv[1:2] not in (["graph"], ["-h"], ["--help"]):
+        args = synth_parser().parse_args(argv[1:])
     else:
         args = build_parser().parse_args(argv)
     try:

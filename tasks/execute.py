@@ -94,7 +94,11 @@ def complete_task(task: Task) -> Task:
 
     Expected changes of an existing task keep their hand-picked `fields` when the row matches.
     """
-    run = execute_task(task)
+    return complete_from_run(task, execute_task(task))
+
+
+def complete_from_run(task: Task, run: Execution) -> Task:
+    """`complete_task` from an execution already made."""
     if run.errors:
         raise ValueError(f"task {task.id}: ground truth fails: {run.errors}")
     turns = []

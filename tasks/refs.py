@@ -3,8 +3,8 @@
 A reference is `<call id>.<path>`: `c1.tickets.0.id` is the `id` of the first ticket in the
 result of call `c1`. An expression combines references with numbers: `{c1.total} - {c2.total}`,
 `round({c3.average_score} - {c4.average_score}, 2)`, `[{c2.email}, {c5.email}]`,
-`"Booking " + {c4.pnr}`. Only arithmetic, lists, `round`, `abs`, `min`, `max` and `len` are
-allowed.
+`"Booking " + {c4.pnr}`, `{c1.total} == 1 or {c1.items.0.x} != {c1.items.1.x}`. Only
+arithmetic, comparisons, `and`/`or`, lists, `round`, `abs`, `min`, `max` and `len` are allowed.
 """
 
 from __future__ import annotations
@@ -67,11 +67,12 @@ def evaluate(expression: str, results: Results) -> Any:
     whole = REF_PATTERN.fullmatch(expression.strip())
     if whole:
         return resolve(whole.group(1), results)
-    values: dict[str, Any] = {}
+    values: dict[str, Callable[[], Any]] = {}
 
     def name_for(match: re.Match[str]) -> str:
         key = f"_r{len(values)}"
-        values[key] = resolve(match.group(1), results)
+        ref = match.group(1)
+        values[key] = lambda: resolve(ref, results)
         return key
 
     source = REF_PATTERN.sub(name_for, expression)
@@ -85,11 +86,38 @@ def evaluate(expression: str, results: Results) -> Any:
         raise RefError(f"{expression!r}: {err}") from None
 
 
-def _eval(node: ast.AST, values: dict[str, Any]) -> Any:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str):
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
+
+
+def _eval(node: ast.AST, values: dict[str, Callable[[], Any]]) -> Any:
+    """Evaluate an allowed node; references resolve only when reached, so `a or b` does not
+    need `b` when `a` holds."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str | None):
         return node.value
     if isinstance(node, ast.Name) and node.id in values:
-        return values[node.id]
+        return values[node.id]()
+    if isinstance(node, ast.BoolOp):
+        result = None
+        for item in node.values:
+            result = _eval(item, values)
+            if isinstance(node.op, ast.And) != bool(result):
+                return result
+        return result
+    if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
+        left = _eval(node.left, values)
+        for op, comparator in zip(node.ops, node.comparators):
+            right = _eval(comparator, values)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         return _BINARY[type(node.op)](_eval(node.left, values), _eval(node.right, values))
     if isinstance(node, ast.List):

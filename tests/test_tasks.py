@@ -110,6 +110,10 @@ def test_refs_and_expressions() -> None:
     assert evaluate("round({c1.tickets.0.n} * 3, 1)", results) == 7.5
     assert evaluate("[{c1.total}, {c2.total}]", results) == [9, 4]
     assert evaluate('"ticket " + "x"', results) == "ticket x"
+    assert evaluate("{c1.total} > {c2.total} and {c2.total} == 4", results) is True
+    assert evaluate("{c1.total} == 9 or {c1.tickets.7.id}", results) is True
+    with pytest.raises(RefError):
+        evaluate("{c1.total} == 1 or {c1.tickets.7.id}", results)
     for bad in ("{c3.total}", "{c1.tickets.5.id}", "{c1.nope}", "__import__('os')", "{c1.total} +"):
         with pytest.raises(RefError):
             evaluate(bad, results)

@@ -1,0 +1,15 @@
+"""Task families per server; `families_for(servers)` lists those a server set can run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mcpgym.synth.family import Family
+from mcpgym.synth.families.zendesk import ZENDESK_FAMILIES
+
+ALL_FAMILIES: tuple[Family, ...] = (*ZENDESK_FAMILIES,)
+
+
+def families_for(servers: Sequence[str]) -> list[Family]:
+    """Families whose servers are all mounted."""
+    return [f for f in ALL_FAMILIES if set(f.servers) <= set(servers)]

@@ -1,0 +1,134 @@
+"""Zendesk task families: tag counts over months, earliest-solved drill-down, ticket lookup."""
+
+from __future__ import annotations
+
+import random
+
+from mcpgym.synth.family import Draft, Family, WorldView, month_name, month_window, previous_month
+
+SERVER = "zendesk"
+
+
+def _popular_tags(view: WorldView) -> list[str]:
+    return [t["tag"] for t in view.read(SERVER, "list_tags", limit=12)["tags"]]
+
+
+class TagMonthComparison(Family):
+    """How many tickets with a tag were created in one month against another, and the change."""
+
+    name = "zendesk.tag-month-comparison"
+    servers = (SERVER,)
+    kind = "comparison"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        tag = rng.choice(_popular_tags(view))
+        back = rng.randint(1, 14)
+        gap = rng.choice((1, 12))
+        year, month = previous_month(view.now.year, view.now.month, back)
+        year0, month0 = previous_month(year, month, gap)
+        (a_start, a_end), (b_start, b_end) = month_window(year0, month0), month_window(year, month)
+        first, second = month_name(year0, month0), month_name(year, month)
+        user = [
+            f"How many tickets tagged {tag} were created in {first}, how many in {second}, and what is the change from the first to the second?",
+            f"Compare the number of '{tag}' tickets created in {second} with {first}: give both counts and the difference ({second} minus {first}).",
+            f"I need the {tag} ticket volume: tickets created in {first} versus {second}, and how much it went up or down.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"{tag}|{first}|{second}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "ticket_stats", "arguments": {"tags": [tag], "created_after": a_start, "created_before": a_end}},
+                    {"id": "c2", "tool": "ticket_stats", "arguments": {"tags": [tag], "created_after": b_start, "created_before": b_end}},
+                ],
+                "facts": [
+                    {"name": f"{tag} tickets created in {first}", "expr": "{c1.total}", "value": None},
+                    {"name": f"{tag} tickets created in {second}", "expr": "{c2.total}", "value": None},
+                    {"name": "change", "expr": "{c2.total} - {c1.total}", "value": None},
+                ],
+            }],
+            checks=["{c1.total} + {c2.total} > 0", "{c1.total} != {c2.total}"],
+        )
+
+
+class EarliestSolvedDrillDown(Family):
+    """The earliest-solved ticket with a tag in a month, its first comment's author, and when
+    that person last logged in."""
+
+    name = "zendesk.earliest-solved-drill-down"
+    servers = (SERVER,)
+    kind = "drill-down"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        tag = rng.choice(_popular_tags(view))
+        year, month = previous_month(view.now.year, view.now.month, rng.randint(1, 16))
+        start, end = month_window(year, month)
+        when = month_name(year, month)
+        user = [
+            f"Among the tickets tagged {tag} that were created in {when} and have been solved, which one was solved first? Who wrote its first comment, and when did that person last log in?",
+            f"Find the {tag} ticket from {when} (by creation date) that got solved earliest. Tell me its id, the author of its first comment, and that author's last login time.",
+        ]
+        search = {"tags": [tag], "created_after": start, "created_before": end, "solved_after": "2000-01-01T00:00:00Z",
+                  "sort_by": "solved_at", "sort_order": "asc", "per_page": 2}
+        return Draft(
+            family=self.name,
+            key=f"{tag}|{when}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "search_tickets", "arguments": search},
+                    {"id": "c2", "tool": "list_ticket_comments", "arguments": {"sort_order": "asc", "per_page": 1}, "bind": {"ticket_id": "{c1.tickets.0.id}"}},
+                    {"id": "c3", "tool": "get_user", "bind": {"user_id": "{c2.comments.0.author_id}"}},
+                ],
+                "facts": [
+                    {"name": "earliest-solved ticket", "expr": "{c1.tickets.0.id}", "value": None},
+                    {"name": "author of its first comment", "expr": "{c3.name}", "value": None},
+                    {"name": "that author's last login", "expr": "{c3.last_login_at}", "value": None},
+                ],
+            }],
+            checks=["{c1.total} == 1 or {c1.tickets.0.solved_at} != {c1.tickets.1.solved_at}"],
+        )
+
+
+class TicketRequesterLookup(Family):
+    """Who filed a ticket the user names by subject and day, their email and company."""
+
+    name = "zendesk.ticket-requester-lookup"
+    servers = (SERVER,)
+    kind = "lookup"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        page = view.read(SERVER, "search_tickets", per_page=50, page=rng.randint(1, 20))
+        if not page["tickets"]:
+            return None
+        ticket = rng.choice(page["tickets"])
+        day = ticket["created_at"][:10]
+        subject = ticket["subject"]
+        user = [
+            f"Who filed the ticket \"{subject}\" on {day}? I need their name, email address and company.",
+            f"A ticket titled \"{subject}\" came in on {day} (UTC). Which customer opened it, what is their email, and which organization are they with?",
+            f"Look up the requester of the \"{subject}\" ticket created {day}: name, email and company please.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"ticket:{ticket['id']}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "search_tickets", "arguments": {
+                        "query": subject, "created_after": f"{day}T00:00:00Z", "created_before": f"{day}T23:59:59Z", "per_page": 5}},
+                    {"id": "c2", "tool": "get_user", "bind": {"user_id": "{c1.tickets.0.requester_id}"}},
+                    {"id": "c3", "tool": "get_organization", "bind": {"organization_id": "{c2.organization_id}"}},
+                ],
+                "facts": [
+                    {"name": "requester", "expr": "{c2.name}", "value": None},
+                    {"name": "email", "expr": "{c2.email}", "value": None},
+                    {"name": "company", "expr": "{c3.name}", "value": None},
+                ],
+            }],
+            checks=["{c1.total} == 1"],
+        )
+
+
+ZENDESK_FAMILIES = (TagMonthComparison(), EarliestSolvedDrillDown(), TicketRequesterLookup())

@@ -1,0 +1,159 @@
+"""The synthesis loop: draft from families, execute on a fresh world, validate, complete.
+
+A draft is kept only if every call succeeds, every fact has a value, the family's checks hold
+(no tie behind an argmax, one match behind a lookup), writes change the state exactly when
+the family says it writes, a second execution gives the same facts, and no earlier task of
+the family has the same grounded entities. Same arguments, same tasks, byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpgym.synth.families import families_for
+from mcpgym.synth.family import Draft, Family, SamplingError, WorldView
+from mcpgym.tasks.execute import Execution, complete_from_run, execute_task, same_value
+from mcpgym.tasks.model import Task
+from mcpgym.tasks.refs import RefError, evaluate
+
+TEST_SHARE = 5
+"""One key in TEST_SHARE goes to the test split (hash of the grounded entities)."""
+
+
+@dataclass
+class SynthReport:
+    """What was kept and why the rest was not."""
+
+    kept: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    """(family, split, difficulty bucket) -> tasks."""
+    rejected: Counter[str] = field(default_factory=Counter)
+    """reason -> drafts."""
+
+    def rows(self) -> list[tuple[str, str, str, int]]:
+        return [(family, split, bucket, n) for (family, split, bucket), n in sorted(self.kept.items())]
+
+
+def split_of(family: str, key: str) -> str:
+    digest = hashlib.sha256(f"{family}|{key}".encode()).digest()
+    return "test" if digest[0] % TEST_SHARE == 0 else "train"
+
+
+def choose_wordings(draft: Draft, split: str, rng: random.Random) -> list[dict[str, Any]]:
+    """Each turn with one wording: the last for test, one of the others for train."""
+    turns = []
+    for turn in draft.turns:
+        options = turn["user"] if isinstance(turn["user"], list) else [turn["user"]]
+        text = options[-1] if split == "test" or len(options) == 1 else rng.choice(options[:-1])
+        turns.append({**turn, "user": text})
+    return turns
+
+
+def validate(draft: Draft, task: Task, run: Execution, again: Execution) -> str | None:
+    """Why the executed draft must go, or None to keep it."""
+    if run.errors:
+        return "a call failed"
+    if any(value is None or value == "" or value == [] for value in run.facts):
+        return "empty answer"
+    for check in draft.checks:
+        try:
+            if not evaluate(check, run.results):
+                return "ambiguous"
+        except RefError:
+            return "ambiguous"
+    if draft.writes and not run.changes:
+        return "write changed nothing"
+    if not draft.writes and run.changes:
+        return "read changed state"
+    if not all(same_value(a, b) for a, b in zip(run.facts, again.facts)) or run.changes != again.changes:
+        return "not reproducible"
+    return None
+
+
+def synthesize(
+    servers: Sequence[str],
+    n: int,
+    seed: int = 0,
+    world_seed: int = 0,
+    families: Sequence[Family] | None = None,
+    max_attempts: int | None = None,
+    progress: bool = False,
+) -> tuple[list[Task], SynthReport]:
+    """Up to `n` validated tasks over `servers`, families taken in turn."""
+    chosen = list(families) if families is not None else families_for(servers)
+    if not chosen:
+        raise ValueError(f"no task family covers servers {list(servers)}")
+    rng = random.Random(f"mcpgym-synth:{seed}")
+    needed = sorted({s for f in chosen for s in f.servers})
+    view = WorldView(tuple(needed), world_seed)
+    report = SynthReport()
+    tasks: list[Task] = []
+    seen: set[tuple[str, str]] = set()
+    attempts = 0
+    limit = max_attempts if max_attempts is not None else 20 * n + 100
+    bar = _progress(n, progress)
+    try:
+        while len(tasks) < n and attempts < limit:
+            family = chosen[attempts % len(chosen)]
+            attempts += 1
+            try:
+                draft = family.draft(view, rng)
+            except SamplingError:
+                draft = None
+            if draft is None:
+                report.rejected["nothing to ground"] += 1
+                continue
+            if (draft.family, draft.key) in seen:
+                report.rejected["duplicate"] += 1
+                continue
+            seen.add((draft.family, draft.key))
+            split = split_of(draft.family, draft.key)
+            task = Task.model_validate({
+                "id": f"{draft.family}-{len(tasks):05d}",
+                "servers": list(family.servers),
+                "seed": world_seed,
+                "turns": choose_wordings(draft, split, rng),
+                "tags": [f"family:{draft.family}", f"kind:{family.kind}", f"split:{split}"],
+            })
+            run = execute_task(task, view.toolbox)
+            again = execute_task(task, view.toolbox)
+            reason = validate(draft, task, run, again)
+            if reason is not None:
+                report.rejected[reason] += 1
+                continue
+            done = complete_from_run(task, run)
+            tasks.append(done)
+            bucket = _bucket(done)
+            report.kept[(draft.family, split, bucket)] += 1
+            bar.update(1)
+    finally:
+        bar.close()
+        view.close()
+    return tasks, report
+
+
+def _bucket(task: Task) -> str:
+    calls = task.difficulty.calls if task.difficulty else len(task.calls)
+    return "1-2 calls" if calls <= 2 else "3-4 calls" if calls <= 4 else "5-7 calls" if calls <= 7 else "8+ calls"
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        enabled = False
+    if not enabled:
+        return _Silent()
+    return tqdm(total=total, desc="tasks", unit="task")
+
+
+class _Silent:
+    def update(self, n: int) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
