@@ -92,3 +92,17 @@ def test_cli_writes_tasks_and_a_summary(tmp_path: Path, capsys: pytest.CaptureFi
     printed = capsys.readouterr().out
     assert "12 tasks in" in printed and "zendesk.tag-month-comparison" in printed
     assert main(["synth", "--servers", "crm", "--n", "3", "--out", str(out), "--quiet"]) == 2
+
+
+def test_cross_server_families_link_servers_by_email() -> None:
+    from mcpgym.envs import make_env
+    from mcpgym.synth.families.cross import CROSS_FAMILIES
+
+    tasks, report = synthesize(["zendesk", "crm", "calendar", "flights"], 9, families=CROSS_FAMILIES, seed=3)
+    assert len(tasks) == 9 and report.rejected.get("a call failed", 0) == 0
+    for task in tasks:
+        assert len({c.server for c in task.calls}) >= 2
+        assert verify_task(task) == []
+        env = make_env(task.servers)
+        assert run_episode(env, OracleAgent(), task).reward == 1.0
+        env.close()

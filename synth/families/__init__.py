@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mcpgym.synth.family import Family
+from mcpgym.synth.families.cross import CROSS_FAMILIES
 from mcpgym.synth.families.zendesk import ZENDESK_FAMILIES
 
-ALL_FAMILIES: tuple[Family, ...] = (*ZENDESK_FAMILIES,)
+ALL_FAMILIES: tuple[Family, ...] = (*ZENDESK_FAMILIES, *CROSS_FAMILIES)
 
 
 def families_for(servers: Sequence[str]) -> list[Family]:

@@ -131,4 +131,143 @@ class TicketRequesterLookup(Family):
         )
 
 
-ZENDESK_FAMILIES = (TagMonthComparison(), EarliestSolvedDrillDown(), TicketRequesterLookup())
+
+
+UNSOLVED = ["new", "open", "pending", "hold"]
+
+
+class MonthlyTagSeries(Family):
+    """Tickets with a tag created in each of the last 6-12 months: the total and the peak."""
+
+    name = "zendesk.monthly-tag-series"
+    servers = (SERVER,)
+    kind = "aggregation"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        tag = rng.choice(_popular_tags(view))
+        months = rng.choice((6, 9, 12))
+        end_back = rng.randint(1, 4)
+        periods = [previous_month(view.now.year, view.now.month, end_back + months - 1 - i) for i in range(months)]
+        first, last = month_name(*periods[0]), month_name(*periods[-1])
+        calls = []
+        for i, (year, month) in enumerate(periods, start=1):
+            start, end = month_window(year, month)
+            calls.append({"id": f"c{i}", "tool": "ticket_stats", "arguments": {"tags": [tag], "created_after": start, "created_before": end}})
+        totals = ", ".join(f"{{c{i}.total}}" for i in range(1, months + 1))
+        user = [
+            f"Give me the monthly volume of tickets tagged {tag} from {first} through {last}: the total over those {months} months and the highest single-month count.",
+            f"For each month from {first} to {last}, count the tickets created with the tag {tag}. What is the total, and what was the busiest month's count?",
+            f"How many {tag} tickets did we get in total between {first} and {last} (by creation month), and how many in the busiest of those months?",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"{tag}|{first}|{months}",
+            turns=[{"user": user, "calls": calls, "facts": [
+                {"name": f"{tag} tickets over the {months} months", "expr": " + ".join(f"{{c{i}.total}}" for i in range(1, months + 1)), "value": None},
+                {"name": "busiest month's count", "expr": f"max({totals})", "value": None},
+            ]}],
+            checks=[f"max({totals}) > 0"],
+        )
+
+
+def _organizations(view: WorldView, rng: random.Random) -> dict:  # type: ignore[type-arg]
+    page = view.read(SERVER, "search_organizations", per_page=50)
+    return rng.choice(page["organizations"])
+
+
+class ConditionalEscalation(Family):
+    """If a customer has more than N unsolved tickets, raise the oldest to urgent; either way,
+    say how many they have."""
+
+    name = "zendesk.conditional-escalation"
+    servers = (SERVER,)
+    kind = "conditional-write"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        org = _organizations(view, rng)
+        unsolved = view.read(SERVER, "search_tickets", organization_id=org["id"], status=UNSOLVED,
+                             sort_by="created_at", sort_order="asc", per_page=1)
+        count = unsolved["total"]
+        threshold = max(0, count - 1) if rng.random() < 0.5 else count
+        escalate = count > threshold
+        if escalate and unsolved["tickets"][0]["priority"] == "urgent":
+            return None
+        user = [
+            f"If {org['name']} has more than {threshold} unsolved tickets, set the oldest unsolved one to urgent priority. Either way, tell me how many unsolved tickets they have.",
+            f"Check {org['name']}'s unsolved tickets (new, open, pending or on hold). More than {threshold}? Then make their oldest unsolved ticket urgent. Tell me the count.",
+            f"How many unsolved tickets does {org['name']} have? If it is over {threshold}, escalate the oldest one to urgent.",
+        ]
+        calls = [
+            {"id": "c1", "tool": "search_organizations", "arguments": {"query": org["name"]}},
+            {"id": "c2", "tool": "ticket_stats", "arguments": {"status": UNSOLVED}, "bind": {"organization_id": "{c1.organizations.0.id}"}},
+        ]
+        if escalate:
+            calls += [
+                {"id": "c3", "tool": "search_tickets", "arguments": {"status": UNSOLVED, "sort_by": "created_at", "sort_order": "asc", "per_page": 1},
+                 "bind": {"organization_id": "{c1.organizations.0.id}"}},
+                {"id": "c4", "tool": "update_ticket", "arguments": {"priority": "urgent"}, "bind": {"ticket_id": "{c3.tickets.0.id}"}},
+            ]
+        return Draft(
+            family=self.name,
+            key=f"{org['name']}|{threshold}",
+            writes=escalate,
+            turns=[{"user": user, "calls": calls, "facts": [{"name": "unsolved tickets", "expr": "{c2.total}", "value": None}]}],
+            checks=["{c1.total} == 1"],
+        )
+
+
+class TicketFollowUp(Family):
+    """Two turns: who filed a ticket (named by subject and day), then a private note and a
+    status change on that ticket."""
+
+    name = "zendesk.ticket-follow-up"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        page = view.read(SERVER, "search_tickets", status=["open", "hold"], per_page=50)
+        candidates = [t for t in page["tickets"] if t["assignee_id"] is not None]
+        if not candidates:
+            return None
+        ticket = rng.choice(candidates)
+        day, subject = ticket["created_at"][:10], ticket["subject"]
+        first = [
+            f"Who opened the ticket \"{subject}\" on {day}, and which company are they with?",
+            f"The \"{subject}\" ticket from {day}: which customer filed it, and what organization are they at?",
+        ]
+        second = [
+            "Leave an internal note on that ticket saying we are waiting for their reply, and set it to pending.",
+            "On that same ticket, add a private note that we are waiting to hear back from them, then mark it pending.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"ticket:{ticket['id']}",
+            writes=True,
+            turns=[
+                {"user": first, "calls": [
+                    {"id": "c1", "tool": "search_tickets", "arguments": {
+                        "query": subject, "created_after": f"{day}T00:00:00Z", "created_before": f"{day}T23:59:59Z", "per_page": 5}},
+                    {"id": "c2", "tool": "get_user", "bind": {"user_id": "{c1.tickets.0.requester_id}"}},
+                    {"id": "c3", "tool": "get_organization", "bind": {"organization_id": "{c2.organization_id}"}},
+                ], "facts": [
+                    {"name": "requester", "expr": "{c2.name}", "value": None},
+                    {"name": "company", "expr": "{c3.name}", "value": None},
+                ]},
+                {"user": second, "calls": [
+                    {"id": "c4", "tool": "add_comment", "arguments": {"body": "Waiting for the customer's reply.", "public": False},
+                     "bind": {"ticket_id": "{c1.tickets.0.id}"}},
+                    {"id": "c5", "tool": "update_ticket", "arguments": {"status": "pending"}, "bind": {"ticket_id": "{c1.tickets.0.id}"}},
+                ], "facts": []},
+            ],
+            checks=["{c1.total} == 1"],
+        )
+
+
+ZENDESK_FAMILIES = (
+    TagMonthComparison(),
+    EarliestSolvedDrillDown(),
+    TicketRequesterLookup(),
+    MonthlyTagSeries(),
+    ConditionalEscalation(),
+    TicketFollowUp(),
+)
