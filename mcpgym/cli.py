@@ -246,6 +246,13 @@ def cmd_synth(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise KeyError(str(err)) from None
     elapsed = time.perf_counter() - start
+    if args.llm_base_url:
+        from mcpgym.synth.paraphrase import paraphrase_tasks
+
+        if not args.llm_model:
+            raise KeyError("--llm-base-url needs --llm-model")
+        tasks, unchanged = paraphrase_tasks(tasks, args.llm_base_url, args.llm_model, args.llm_api_key)
+        print(f"paraphrased through {args.llm_model}; {unchanged} turns kept their template wording")
     save_tasks(tasks, Path(args.out))
     _print_table([("family", "split", "difficulty", "tasks"), *((f, s, b, str(n)) for f, s, b, n in report.rows())])
     rejected = ", ".join(f"{reason}: {count}" for reason, count in report.rejected.most_common()) or "none"
@@ -369,6 +376,9 @@ def synth_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--world-seed", type=int, default=0, help="seed of the world the tasks run in (default 0)")
     parser.add_argument("--out", required=True, help="JSONL file to write")
+    parser.add_argument("--llm-base-url", default=None, help="paraphrase user turns through this OpenAI-compatible endpoint (off by default)")
+    parser.add_argument("--llm-model", default=None, help="model for --llm-base-url")
+    parser.add_argument("--llm-api-key", default=None, help="API key for --llm-base-url")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=cmd_synth)
     return parser

@@ -24,6 +24,28 @@ from mcpgym.tasks.refs import RefError, evaluate
 TEST_SHARE = 5
 """One key in TEST_SHARE goes to the test split (hash of the grounded entities)."""
 
+KIND_SHARES = {"cross-server": 0.25, "multi-turn": 0.25}
+"""Share of drafts drawn from these kinds when the server set has families of them; the
+other kinds share the rest equally."""
+
+
+def kind_weights(families: Sequence[Family]) -> dict[str, float]:
+    """How often each kind of family is drawn."""
+    kinds = sorted({f.kind for f in families})
+    fixed = {k: KIND_SHARES[k] for k in kinds if k in KIND_SHARES}
+    others = [k for k in kinds if k not in fixed]
+    rest = max(0.0, 1.0 - sum(fixed.values()))
+    weights = {**fixed, **{k: rest / len(others) for k in others}} if others else fixed
+    total = sum(weights.values())
+    return {k: w / total for k, w in weights.items()}
+
+
+def pick_family(families: Sequence[Family], weights: dict[str, float], rng: random.Random) -> Family:
+    """A kind by its weight, then a family of that kind uniformly."""
+    kinds = sorted(weights)
+    kind = rng.choices(kinds, [weights[k] for k in kinds])[0]
+    return rng.choice([f for f in families if f.kind == kind])
+
 
 @dataclass
 class SynthReport:
@@ -83,7 +105,7 @@ def synthesize(
     max_attempts: int | None = None,
     progress: bool = False,
 ) -> tuple[list[Task], SynthReport]:
-    """Up to `n` validated tasks over `servers`, families taken in turn."""
+    """Up to `n` validated tasks over `servers`, families drawn by kind (`kind_weights`)."""
     chosen = list(families) if families is not None else families_for(servers)
     if not chosen:
         raise ValueError(f"no task family covers servers {list(servers)}")
@@ -95,10 +117,11 @@ def synthesize(
     seen: set[tuple[str, str]] = set()
     attempts = 0
     limit = max_attempts if max_attempts is not None else 20 * n + 100
+    weights = kind_weights(chosen)
     bar = _progress(n, progress)
     try:
         while len(tasks) < n and attempts < limit:
-            family = chosen[attempts % len(chosen)]
+            family = pick_family(chosen, weights, rng)
             attempts += 1
             try:
                 draft = family.draft(view, rng)

@@ -80,9 +80,9 @@ def test_failing_and_ambiguous_drafts_are_rejected() -> None:
         "calls": [{"id": "c1", "tool": "search_tickets", "arguments": {"tags": ["billing"], "per_page": 2}}],
         "facts": [{"name": "ticket", "expr": "{c1.tickets.0.id}", "value": None}],
     }], ["{c1.total} == 1"])
-    tasks, report = synthesize(["zendesk"], 5, families=[failing, ambiguous], max_attempts=6)
+    tasks, report = synthesize(["zendesk"], 5, families=[failing, ambiguous], max_attempts=20)
     assert tasks == []
-    assert report.rejected == {"a call failed": 3, "ambiguous": 3}
+    assert set(report.rejected) == {"a call failed", "ambiguous"} and sum(report.rejected.values()) == 20
 
 
 def test_cli_writes_tasks_and_a_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -106,3 +106,43 @@ def test_cross_server_families_link_servers_by_email() -> None:
         env = make_env(task.servers)
         assert run_episode(env, OracleAgent(), task).reward == 1.0
         env.close()
+
+
+def test_paraphrase_keeps_ground_truth_and_protected_spans(zendesk_tasks: list[Task]) -> None:
+    import http.server
+    import json
+    import threading
+
+    from mcpgym.synth.paraphrase import keeps_meaning, paraphrase_tasks, protected_spans
+
+    assert protected_spans('Who filed "Locked out" on 2024-12-25 for Montgomery LLC?') == ["Locked out", "2024-12-25", "Montgomery LLC"]
+    assert not keeps_meaning("Tickets in October 2025?", "Tickets last autumn?")
+
+    two = [t for t in zendesk_tasks if len(t.turns) == 1][:2]
+    replies = iter(["Please tell me: " + two[0].turns[0].user, "Something else entirely."])
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            body = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": next(replies)}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        rewritten, unchanged = paraphrase_tasks(two, f"http://127.0.0.1:{server.server_address[1]}/v1", "m")
+    finally:
+        server.shutdown()
+    assert unchanged == 1
+    assert rewritten[0].turns[0].user.startswith("Please tell me: ")
+    assert rewritten[1].turns[0].user == two[1].turns[0].user
+    for before, after in zip(two, rewritten):
+        assert after.model_copy(update={"turns": before.turns}) == before
