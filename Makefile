@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SOURCES := $(shell find mcpgym servers envs synth tasks rewards baselines -type f \( -name '*.py' -o -name '*.jsonl' -o -name '*.pth' \) 2>/dev/null)
 
-.PHONY: run test test-all bench clean
+.PHONY: run test test-all bench tasks clean
 
 run: $(VENV)/.installed
 	$(BIN)/mcpgym run --env mcp/zendesk-v0 --agent oracle
@@ -19,6 +19,14 @@ test-all: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_kernel.py
+
+# Regenerate the shipped synthesized task sets (tasks/data/synth), deterministically.
+SYNTH_SERVERS := zendesk crm calendar email finance flights
+tasks: $(VENV)/.installed
+	for server in $(SYNTH_SERVERS); do \
+		$(BIN)/mcpgym synth --servers $$server --families $$server. --n 300 --seed 0 --out tasks/data/synth/$$server.jsonl --quiet || exit 1; \
+	done
+	$(BIN)/mcpgym synth --servers $(shell echo $(SYNTH_SERVERS) | tr ' ' ',') --families cross. --n 150 --seed 0 --out tasks/data/synth/cross.jsonl --quiet
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

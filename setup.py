@@ -23,7 +23,7 @@ FOLDERS = {
 }
 
 
-DATA_PACKAGES = {"mcpgym.tasks.data": ["*.jsonl"]}
+DATA_PACKAGES = {"mcpgym.tasks.data": ["*.jsonl"], "mcpgym.tasks.data.synth": ["*.jsonl"]}
 """Folders that hold only data files, shipped as packages so importlib.resources finds them."""
 
 

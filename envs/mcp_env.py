@@ -25,7 +25,7 @@ from mcpgym.envs.toolbox import Toolbox
 from mcpgym.envs.trajectory import CallRecord, Trajectory, status_of_error
 from mcpgym.servers.catalog import load_server
 from mcpgym.tasks.execute import observed_changes
-from mcpgym.tasks.loader import load_tasks, shipped_tasks
+from mcpgym.tasks.loader import TASK_SETS, load_tasks, named_tasks, shipped_tasks
 from mcpgym.tasks.model import Task
 
 FINISH = "finish"
@@ -77,6 +77,8 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self.toolbox = Toolbox(list(servers))
         if tasks is None:
             self.tasks = shipped_tasks(self.toolbox.servers)
+        elif isinstance(tasks, str) and tasks in TASK_SETS:
+            self.tasks = named_tasks(tasks, self.toolbox.servers)
         elif isinstance(tasks, str | Path):
             self.tasks = load_tasks(tasks)
         else:

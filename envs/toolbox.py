@@ -45,9 +45,11 @@ class Toolbox:
         """OpenAI-style function schemas of every tool, in a stable order."""
         return [tool.openai_schema(name) for name, (_, tool) in self._routes.items()]
 
-    def reset(self, seed: int) -> None:
-        for session in self.sessions.values():
-            session.reset(seed)
+    def reset(self, seed: int, servers: Sequence[str] | None = None) -> None:
+        """Restore the seeded world of every server (or only of `servers`)."""
+        for name, session in self.sessions.items():
+            if servers is None or name in servers:
+                session.reset(seed)
 
     def call(self, name: str, arguments: Any) -> ToolResult:
         """Call a tool by its public name; unknown names answer with an `unknown_tool` error."""
@@ -59,9 +61,10 @@ class Toolbox:
         server, tool = route
         return self.sessions[server].call(tool, arguments)
 
-    def diff(self) -> dict[str, list[RowChange]]:
-        """Row changes since the seeded world, per server (servers with none are left out)."""
-        changes = {name: session.diff() for name, session in self.sessions.items()}
+    def diff(self, servers: Sequence[str] | None = None) -> dict[str, list[RowChange]]:
+        """Row changes since the seeded world, per server (of `servers` if given; servers with
+        none are left out)."""
+        changes = {name: s.diff() for name, s in self.sessions.items() if servers is None or name in servers}
         return {name: rows for name, rows in changes.items() if rows}
 
     def state_hash(self) -> str:

@@ -121,16 +121,20 @@ def cmd_tasks_complete(args: argparse.Namespace) -> int:
 
 
 def resolve_tasks(source: str) -> list:  # type: ignore[type-arg]
-    """Tasks from a JSONL path, or shipped ones by name: `shipped` (all), a server name, or a
-    shipped file's stem (`workspace`)."""
+    """Tasks from a JSONL path, or shipped ones by name: `shipped` (all hand-written), a named
+    set (`synth-train`, `synth-test`, ...), a server name, or a shipped file's stem (`workspace`)."""
     from pathlib import Path
 
     from mcpgym.tasks.loader import load_tasks, shipped_task_files, shipped_tasks
+
+    from mcpgym.tasks.loader import TASK_SETS, named_tasks
 
     if Path(source).is_file():
         return load_tasks(source)
     if source == "shipped":
         return shipped_tasks()
+    if source in TASK_SETS:
+        return named_tasks(source)
     if source in server_names():
         return [t for t in shipped_tasks() if t.servers == [source]]
     stems = {name.removesuffix(".jsonl") for name in shipped_task_files()}
@@ -141,7 +145,10 @@ def resolve_tasks(source: str) -> list:  # type: ignore[type-arg]
 
         text = (resources.files("mcpgym.tasks") / "data" / f"{source}.jsonl").read_text("utf-8")
         return parse_tasks(text.splitlines(), source)
-    raise KeyError(f"no task file or task set {source!r}; names: shipped, {', '.join(sorted(stems | set(server_names())))}")
+    raise KeyError(
+        f"no task file or task set {source!r}; names: shipped, {', '.join(TASK_SETS)}, "
+        f"{', '.join(sorted(stems | set(server_names())))}"
+    )
 
 
 def make_agent_factory(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -240,9 +247,16 @@ def cmd_synth(args: argparse.Namespace) -> int:
     unknown = set(servers) - set(server_names())
     if unknown:
         raise KeyError(f"unknown servers {sorted(unknown)}; servers: {', '.join(server_names())}")
+    from mcpgym.synth.families import families_for
+
+    families = [f for f in families_for(servers) if f.name.startswith(args.families or "")]
+    if not families:
+        raise KeyError(f"no task family for servers {servers} named {args.families or '*'}*")
     start = time.perf_counter()
     try:
-        tasks, report = synthesize(servers, args.n, seed=args.seed, world_seed=args.world_seed, progress=not args.quiet)
+        tasks, report = synthesize(
+            servers, args.n, seed=args.seed, world_seed=args.world_seed, families=families, progress=not args.quiet
+        )
     except ValueError as err:
         raise KeyError(str(err)) from None
     elapsed = time.perf_counter() - start
@@ -375,6 +389,7 @@ def synth_parser() -> argparse.ArgumentParser:
     parser.add_argument("--n", type=int, default=100, help="tasks to write (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--world-seed", type=int, default=0, help="seed of the world the tasks run in (default 0)")
+    parser.add_argument("--families", default=None, help="only families whose name starts with this, e.g. cross. or zendesk.")
     parser.add_argument("--out", required=True, help="JSONL file to write")
     parser.add_argument("--llm-base-url", default=None, help="paraphrase user turns through this OpenAI-compatible endpoint (off by default)")
     parser.add_argument("--llm-model", default=None, help="model for --llm-base-url")

@@ -50,7 +50,7 @@ def execute_task(task: Task, toolbox: Toolbox | None = None) -> Execution:
     """Run every ground-truth call in order on freshly reset sessions and evaluate the facts."""
     own = toolbox is None
     box = toolbox or Toolbox(task.servers, task.seed)
-    box.reset(task.seed)
+    box.reset(task.seed, task.servers)
     run = Execution()
     try:
         for call in task.calls:
@@ -71,7 +71,7 @@ def execute_task(task: Task, toolbox: Toolbox | None = None) -> Execution:
             except RefError as err:
                 run.facts.append(None)
                 run.errors[f"fact:{fact.name}"] = str(err)
-        run.changes = observed_changes(box.diff())
+        run.changes = observed_changes(box.diff(task.servers))
     finally:
         if own:
             box.close()

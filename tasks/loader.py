@@ -60,3 +60,36 @@ def shipped_tasks(servers: Sequence[str] | None = None) -> list[Task]:
     if servers is not None:
         tasks = [task for task in tasks if set(task.servers) <= set(servers)]
     return tasks
+
+
+SYNTH_FOLDER = "synth"
+"""Synthesized task sets shipped in `mcpgym.tasks/data/synth`, one file per server set."""
+
+
+def synthesized_tasks(split: str | None = None, servers: Sequence[str] | None = None) -> list[Task]:
+    """Shipped synthesized tasks (`split`: train or test), those runnable on `servers` if given."""
+    folder = resources.files("mcpgym.tasks") / "data" / SYNTH_FOLDER
+    tasks: list[Task] = []
+    if folder.is_dir():
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(".jsonl"):
+                tasks.extend(parse_tasks(entry.read_text("utf-8").splitlines(), entry.name))
+    if split is not None:
+        tasks = [t for t in tasks if f"split:{split}" in t.tags]
+    if servers is not None:
+        tasks = [t for t in tasks if set(t.servers) <= set(servers)]
+    return tasks
+
+
+TASK_SETS = ("handwritten", "synth", "synth-train", "synth-test")
+"""Named task sets an environment or `mcpgym eval --tasks` accepts besides a JSONL path."""
+
+
+def named_tasks(name: str, servers: Sequence[str] | None = None) -> list[Task]:
+    """A named task set (see `TASK_SETS`), those runnable on `servers` if given."""
+    if name == "handwritten":
+        return shipped_tasks(servers)
+    if name.startswith("synth"):
+        split = name.removeprefix("synth").removeprefix("-") or None
+        return synthesized_tasks(split, servers)
+    raise KeyError(f"no task set {name!r}; sets: {', '.join(TASK_SETS)} or a JSONL path")
