@@ -23,8 +23,9 @@ FOLDERS = {
 }
 
 
-DATA_PACKAGES = {"mcpgym.tasks.data": ["*.jsonl"], "mcpgym.tasks.data.synth": ["*.jsonl"]}
+DATA_FOLDERS = {"mcpgym.tasks.data": "tasks/data", "mcpgym.tasks.data.synth": "tasks/data/synth"}
 """Folders that hold only data files, shipped as packages so importlib.resources finds them."""
+DATA_PACKAGES = {name: ["*.jsonl"] for name, folder in DATA_FOLDERS.items() if Path(folder).is_dir()}
 
 
 def packages() -> list[str]:

@@ -144,6 +144,7 @@ def synthesize(
             })
             run = execute_task(task, view.toolbox)
             again = execute_task(task, view.toolbox)
+            view.toolbox.reset(world_seed, task.servers)
             reason = validate(draft, task, run, again)
             if reason is not None:
                 report.rejected[reason] += 1

@@ -12,6 +12,7 @@ import pytest
 from mcpgym.baselines.agents import NoOpAgent, OracleAgent
 from mcpgym.baselines.rollout import run_episode
 from mcpgym.cli import main
+from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.kernel.world import build_world
 from mcpgym.synth.family import Draft, Family, WorldView
 from mcpgym.synth.generate import synthesize
@@ -69,6 +70,35 @@ class PlantedFamily(Family):
         return Draft(family=self.name, key=str(rng.random()), turns=self.turns, checks=self.checks)
 
 
+class WritingObserver(Family):
+    """Drafts writes, and notes the state of the world each draft is sampled from."""
+
+    name = "planted.writer"
+    servers = ("zendesk",)
+    kind = "write"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        self.seen.append(view.toolbox.sessions["zendesk"].state_hash())
+        return Draft(family=self.name, key=str(len(self.seen)), writes=True, turns=[{
+            "user": "Make ticket 1486 urgent.",
+            "calls": [{"id": "c1", "tool": "add_comment", "arguments": {"ticket_id": 1486, "body": f"note {len(self.seen)}"}}],
+            "facts": [],
+        }])
+
+
+def test_write_tasks_never_leak_into_later_sampling() -> None:
+    """Every draft is sampled from the seeded world, even after write tasks ran."""
+    from mcpgym.servers.catalog import load_server
+
+    observer = WritingObserver()
+    tasks, _ = synthesize(["zendesk"], 4, families=[observer])
+    assert len(tasks) == 4 and all(t.expected_changes for t in tasks)
+    assert set(observer.seen) == {ToolSession(load_server("zendesk"), 0).state_hash()}
+
+
 def test_failing_and_ambiguous_drafts_are_rejected() -> None:
     failing = PlantedFamily("planted.failing", [{
         "user": "Who filed ticket 987654321?",
@@ -91,7 +121,7 @@ def test_cli_writes_tasks_and_a_summary(tmp_path: Path, capsys: pytest.CaptureFi
     assert len(out.read_text().splitlines()) == 12
     printed = capsys.readouterr().out
     assert "12 tasks in" in printed and "zendesk.tag-month-comparison" in printed
-    assert main(["synth", "--servers", "crm", "--n", "3", "--out", str(out), "--quiet"]) == 2
+    assert main(["synth", "--servers", "crm", "--families", "nope.", "--n", "3", "--out", str(out), "--quiet"]) == 2
 
 
 def test_cross_server_families_link_servers_by_email() -> None:
