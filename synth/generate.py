@@ -24,7 +24,7 @@ from mcpgym.tasks.refs import RefError, evaluate
 TEST_SHARE = 5
 """One key in TEST_SHARE goes to the test split (hash of the grounded entities)."""
 
-KIND_SHARES = {"cross-server": 0.25, "multi-turn": 0.25}
+KIND_SHARES = {"cross-server": 0.25, "multi-turn": 0.27, "aggregation": 0.2}
 """Share of drafts drawn from these kinds when the server set has families of them; the
 other kinds share the rest equally."""
 
@@ -40,10 +40,16 @@ def kind_weights(families: Sequence[Family]) -> dict[str, float]:
     return {k: w / total for k, w in weights.items()}
 
 
-def pick_family(families: Sequence[Family], weights: dict[str, float], rng: random.Random) -> Family:
-    """A kind by its weight, then a family of that kind uniformly."""
+def pick_family(
+    families: Sequence[Family], weights: dict[str, float], kept: Counter[str], rng: random.Random
+) -> Family:
+    """A kind drawn in proportion to how far it is behind its share of the tasks kept so far
+    (so kinds whose drafts are often rejected still reach their share), then a family of
+    that kind uniformly."""
     kinds = sorted(weights)
-    kind = rng.choices(kinds, [weights[k] for k in kinds])[0]
+    total = sum(kept.values()) + 1
+    behind = [max(weights[k] * total - kept[k], 0.05) for k in kinds]
+    kind = rng.choices(kinds, behind)[0]
     return rng.choice([f for f in families if f.kind == kind])
 
 
@@ -118,10 +124,11 @@ def synthesize(
     attempts = 0
     limit = max_attempts if max_attempts is not None else 20 * n + 100
     weights = kind_weights(chosen)
+    kept_kinds: Counter[str] = Counter()
     bar = _progress(n, progress)
     try:
         while len(tasks) < n and attempts < limit:
-            family = pick_family(chosen, weights, rng)
+            family = pick_family(chosen, weights, kept_kinds, rng)
             attempts += 1
             try:
                 draft = family.draft(view, rng)
@@ -151,6 +158,7 @@ def synthesize(
                 continue
             done = complete_from_run(task, run)
             tasks.append(done)
+            kept_kinds[family.kind] += 1
             bucket = _bucket(done)
             report.kept[(draft.family, split, bucket)] += 1
             bar.update(1)
