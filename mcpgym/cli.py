@@ -70,12 +70,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"=== {task.id} ({args.agent} agent on {args.env})")
             print(env.render())
-        breakdown = episode.info.get("reward_breakdown", {})
+        components = episode.info.get("reward_breakdown", {}).get("components", {})
+        shown = ", ".join(f"{name} {value:.2f}" for name, value in components.items() if value is not None)
         print(
             f"--- {task.id}: reward {episode.reward:.3f} in {episode.steps} steps, "
             f"{len(episode.info['calls'])} tool calls, {len(episode.info['errors'])} errors, "
-            f"{len(episode.info.get('state_diff', []))} rows changed; "
-            f"answer {breakdown.get('answer')}, state {breakdown.get('state')}\n"
+            f"{len(episode.info.get('state_diff', []))} rows changed; {shown}\n"
         )
     print(f"mean reward over {len(tasks)} tasks: {total / len(tasks):.3f}")
     env.close()

@@ -31,6 +31,7 @@ def test_run_prints_the_episode_and_the_reward(capsys: pytest.CaptureFixture[str
     out = capsys.readouterr().out
     assert "[user] We have exactly one open ticket" in out
     assert "reward 1.000" in out and "mean reward over 1 tasks: 1.000" in out
+    assert "answer 1.00" in out and "coverage 1.00" in out
 
 
 def test_run_with_do_nothing_agent_scores_zero(capsys: pytest.CaptureFixture[str]) -> None:
