@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -255,7 +256,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         tasks, report = synthesize(
-            servers, args.n, seed=args.seed, world_seed=args.world_seed, families=families, progress=not args.quiet
+            servers, args.n, seed=args.seed, world_seed=args.world_seed, families=families,
+            progress=not args.quiet, workers=args.workers,
         )
     except ValueError as err:
         raise KeyError(str(err)) from None
@@ -390,6 +392,8 @@ def synth_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--world-seed", type=int, default=0, help="seed of the world the tasks run in (default 0)")
     parser.add_argument("--families", default=None, help="only families whose name starts with this, e.g. cross. or zendesk.")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="validation processes (default: one per core); the output does not depend on it")
     parser.add_argument("--out", required=True, help="JSONL file to write")
     parser.add_argument("--llm-base-url", default=None, help="paraphrase user turns through this OpenAI-compatible endpoint (off by default)")
     parser.add_argument("--llm-model", default=None, help="model for --llm-base-url")

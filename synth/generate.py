@@ -9,12 +9,16 @@ the family has the same grounded entities. Same arguments, same tasks, byte for 
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import random
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from mcpgym.envs.toolbox import Toolbox
 from mcpgym.synth.families import families_for
 from mcpgym.synth.family import Draft, Family, SamplingError, WorldView
 from mcpgym.tasks.execute import Execution, complete_from_run, execute_task, same_value
@@ -81,25 +85,65 @@ def choose_wordings(draft: Draft, split: str, rng: random.Random) -> list[dict[s
     return turns
 
 
-def validate(draft: Draft, task: Task, run: Execution, again: Execution) -> str | None:
-    """Why the executed draft must go, or None to keep it."""
+def validate(checks: Sequence[str], writes: bool, run: Execution, again: Execution) -> str | None:
+    """Why an executed draft must go, or None to keep it."""
     if run.errors:
         return "a call failed"
     if any(value is None or value == "" or value == [] for value in run.facts):
         return "empty answer"
-    for check in draft.checks:
+    for check in checks:
         try:
             if not evaluate(check, run.results):
                 return "ambiguous"
         except RefError:
             return "ambiguous"
-    if draft.writes and not run.changes:
+    if writes and not run.changes:
         return "write changed nothing"
-    if not draft.writes and run.changes:
+    if not writes and run.changes:
         return "read changed state"
     if not all(same_value(a, b) for a, b in zip(run.facts, again.facts)) or run.changes != again.changes:
         return "not reproducible"
     return None
+
+
+BATCH = 32
+"""Drafts made between two rounds of validation; fixed, so results do not depend on workers."""
+
+
+class Validator:
+    """Executes drafts on fresh copies of one world and returns why they fail, or the
+    completed task. One per process: it keeps a toolbox per server set."""
+
+    def __init__(self, world_seed: int) -> None:
+        self.world_seed = world_seed
+        self.boxes: dict[tuple[str, ...], Toolbox] = {}
+
+    def __call__(self, job: tuple[str, list[str], bool]) -> tuple[str | None, str | None]:
+        task_json, checks, writes = job
+        task = Task.model_validate_json(task_json)
+        key = tuple(task.servers)
+        if key not in self.boxes:
+            self.boxes[key] = Toolbox(list(key), self.world_seed)
+        box = self.boxes[key]
+        run = execute_task(task, box)
+        again = execute_task(task, box)
+        reason = validate(checks, writes, run, again)
+        if reason is not None:
+            return reason, None
+        return None, complete_from_run(task, run).model_dump_json()
+
+
+_WORKER: Validator | None = None
+
+
+def _start_worker(world_seed: int) -> None:
+    global _WORKER
+    _WORKER = Validator(world_seed)
+
+
+def _work(job: tuple[str, list[str], bool]) -> tuple[str | None, str | None]:
+    assert _WORKER is not None
+    return _WORKER(job)
 
 
 def synthesize(
@@ -110,8 +154,13 @@ def synthesize(
     families: Sequence[Family] | None = None,
     max_attempts: int | None = None,
     progress: bool = False,
+    workers: int = 1,
 ) -> tuple[list[Task], SynthReport]:
-    """Up to `n` validated tasks over `servers`, families drawn by kind (`kind_weights`)."""
+    """Up to `n` validated tasks over `servers`, families drawn by kind (`kind_weights`).
+
+    Drafts are made in batches of `BATCH` in this process and validated by `workers`
+    processes; the tasks are the same for any number of workers.
+    """
     chosen = list(families) if families is not None else families_for(servers)
     if not chosen:
         raise ValueError(f"no task family covers servers {list(servers)}")
@@ -125,47 +174,63 @@ def synthesize(
     limit = max_attempts if max_attempts is not None else 20 * n + 100
     weights = kind_weights(chosen)
     kept_kinds: Counter[str] = Counter()
+    pool = _pool(workers, world_seed)
+    check = partial(pool.map, _work) if pool is not None else partial(map, Validator(world_seed))
     bar = _progress(n, progress)
     try:
         while len(tasks) < n and attempts < limit:
-            family = pick_family(chosen, weights, kept_kinds, rng)
-            attempts += 1
-            try:
-                draft = family.draft(view, rng)
-            except SamplingError:
-                draft = None
-            if draft is None:
-                report.rejected["nothing to ground"] += 1
-                continue
-            if (draft.family, draft.key) in seen:
-                report.rejected["duplicate"] += 1
-                continue
-            seen.add((draft.family, draft.key))
-            split = split_of(draft.family, draft.key)
-            task = Task.model_validate({
-                "id": f"{draft.family}-{len(tasks):05d}",
-                "servers": list(family.servers),
-                "seed": world_seed,
-                "turns": choose_wordings(draft, split, rng),
-                "tags": [f"family:{draft.family}", f"kind:{family.kind}", f"split:{split}"],
-            })
-            run = execute_task(task, view.toolbox)
-            again = execute_task(task, view.toolbox)
-            view.toolbox.reset(world_seed, task.servers)
-            reason = validate(draft, task, run, again)
-            if reason is not None:
-                report.rejected[reason] += 1
-                continue
-            done = complete_from_run(task, run)
-            tasks.append(done)
-            kept_kinds[family.kind] += 1
-            bucket = _bucket(done)
-            report.kept[(draft.family, split, bucket)] += 1
-            bar.update(1)
+            batch: list[tuple[Family, Draft, Task]] = []
+            while len(batch) < BATCH and attempts < limit:
+                family = pick_family(chosen, weights, kept_kinds, rng)
+                attempts += 1
+                try:
+                    draft = family.draft(view, rng)
+                except SamplingError:
+                    draft = None
+                if draft is None:
+                    report.rejected["nothing to ground"] += 1
+                    continue
+                if (draft.family, draft.key) in seen:
+                    report.rejected["duplicate"] += 1
+                    continue
+                seen.add((draft.family, draft.key))
+                split = split_of(draft.family, draft.key)
+                batch.append((family, draft, Task.model_validate({
+                    "id": f"{draft.family}-draft",
+                    "servers": list(family.servers),
+                    "seed": world_seed,
+                    "turns": choose_wordings(draft, split, rng),
+                    "tags": [f"family:{draft.family}", f"kind:{family.kind}", f"split:{split}"],
+                })))
+            jobs = [(task.model_dump_json(), draft.checks, draft.writes) for _, draft, task in batch]
+            for (family, draft, _), (reason, done_json) in zip(batch, check(jobs)):
+                if len(tasks) >= n:
+                    break
+                if reason is not None or done_json is None:
+                    report.rejected[reason or "failed"] += 1
+                    continue
+                done = Task.model_validate_json(done_json)
+                done = done.model_copy(update={"id": f"{draft.family}-{len(tasks):05d}"})
+                tasks.append(done)
+                kept_kinds[family.kind] += 1
+                split = next(tag for tag in done.tags if tag.startswith("split:")).removeprefix("split:")
+                report.kept[(draft.family, split, _bucket(done))] += 1
+                bar.update(1)
     finally:
         bar.close()
         view.close()
+        if pool is not None:
+            pool.shutdown()
     return tasks, report
+
+
+def _pool(workers: int, world_seed: int) -> ProcessPoolExecutor | None:
+    """Worker processes for validation (forked where possible, so they share the built worlds)."""
+    if workers <= 1:
+        return None
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(world_seed,))
 
 
 def _bucket(task: Task) -> str:

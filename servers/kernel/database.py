@@ -134,6 +134,32 @@ def state_hash(connection: sqlite3.Connection) -> str:
     return digest.hexdigest()
 
 
+SEED_SCHEMA = "seed"
+"""Name under which a session attaches its seeded database to compare against it."""
+
+
+def diff_against(connection: sqlite3.Connection, tables: Collection[str], schema: str = SEED_SCHEMA) -> list[RowChange]:
+    """Row changes of `tables` between the attached `schema` (before) and `main` (after),
+    found by SQLite itself (EXCEPT in both directions), in table and key order."""
+    changes: list[RowChange] = []
+    for table, columns, keys in _tables(connection):
+        if table not in tables:
+            continue
+        width = keys.count(",") + 1
+        select = ", ".join([keys, *(f'"{c}"' for c in columns)])
+        added = connection.execute(f'SELECT {select} FROM main."{table}" EXCEPT SELECT {select} FROM {schema}."{table}"')
+        removed = connection.execute(f'SELECT {select} FROM {schema}."{table}" EXCEPT SELECT {select} FROM main."{table}"')
+
+        def by_key(records: Any) -> dict[str, dict[str, Any]]:
+            return {
+                "/".join(str(v) for v in r[:width]): {c: _plain(v) for c, v in zip(columns, r[width:])} for r in records
+            }
+
+        after, before = by_key(added), by_key(removed)
+        changes += diff_rows({table: before}, {table: after})
+    return changes
+
+
 def diff_rows(before: Rows, after: Rows) -> list[RowChange]:
     """The row changes that turn `before` into `after`, in table and key order."""
     changes: list[RowChange] = []

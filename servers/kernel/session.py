@@ -13,9 +13,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from mcpgym.servers.kernel.database import (
+    SEED_SCHEMA,
     RowChange,
-    diff_rows,
-    dump_rows,
+    diff_against,
     engine_for,
     new_connection,
     state_hash,
@@ -66,6 +66,8 @@ class ToolSession:
         self._engine = engine_for(self._connection)
         self._db = Session(self._engine, expire_on_commit=False)
         self._touched: set[str] = set()
+        self._attached_seed: int | None = None
+        """The seed whose database is attached as `seed` for `diff` (attached on first use)."""
         event.listen(self._engine, "before_cursor_execute", self._record_write)
         self.seed = seed
         self.reset(seed)
@@ -132,9 +134,12 @@ class ToolSession:
         """
         if self.writes == 0:
             return []
-        seeded = self.spec.seeded(self.seed).rows
-        tables = sorted(self._touched)
-        return diff_rows({t: seeded.get(t, {}) for t in tables}, dump_rows(self._connection, tables))
+        if self._attached_seed != self.seed:
+            if self._attached_seed is None:
+                self._connection.execute(f"ATTACH DATABASE ':memory:' AS {SEED_SCHEMA}")
+            self._connection.deserialize(self.spec.seeded(self.seed).snapshot, name=SEED_SCHEMA)
+            self._attached_seed = self.seed
+        return diff_against(self._connection, self._touched)
 
     def _record_write(self, conn: object, cursor: object, statement: str, *args: object) -> None:
         """Note the table of every INSERT, UPDATE or DELETE sent to the database, whichever
