@@ -203,7 +203,7 @@ def test_diff_sees_every_write_and_equals_a_full_comparison(session: ToolSession
         ("suspend_user", {"user_id": 594}),
     ]:
         assert session.call(name, arguments).ok
-    full = diff_rows(zendesk.seeded(0).rows, dump_rows(session._connection))
+    full = diff_rows(seeded_rows(zendesk), dump_rows(session._connection))
     assert session.diff() == full
     assert {c.table for c in full} >= {"tickets", "ticket_tags", "comments", "users"}
 
@@ -218,6 +218,17 @@ def test_diff_sees_rows_deleted_by_cascades() -> None:
     with ToolSession(spec, 0) as session:
         example = spec.tools.get("remove_attendee").examples[0]  # type: ignore[union-attr]
         assert session.call("remove_attendee", example).ok
-        full = diff_rows(spec.seeded(0).rows, dump_rows(session._connection))
+        full = diff_rows(seeded_rows(spec), dump_rows(session._connection))
         assert session.diff() == full
         assert any(c.op == "delete" and c.table == "attendees" for c in full)
+
+
+def seeded_rows(spec: ServerSpec, seed: int = 0) -> dict:  # type: ignore[type-arg]
+    """Every row of the seeded world, for full comparisons."""
+    from mcpgym.servers.kernel.database import dump_rows, new_connection
+
+    connection = new_connection()
+    connection.deserialize(spec.seeded(seed).snapshot)
+    rows = dump_rows(connection)
+    connection.close()
+    return rows

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from sqlalchemy.orm import DeclarativeBase, Session
 
-from mcpgym.servers.kernel.database import Rows, build_snapshot, dump_rows, new_connection
+from mcpgym.servers.kernel.database import build_snapshot
 from mcpgym.servers.kernel.tools import ToolRegistry
 from mcpgym.servers.kernel.world import World, build_world, domain_rng
 
@@ -18,10 +18,9 @@ Populate = Callable[[Session, World, random.Random], None]
 
 @dataclass(frozen=True, eq=False)
 class SeededState:
-    """The seeded database of one (server, seed): its bytes and its rows, computed once."""
+    """The seeded database of one (server, seed), built once: sessions deserialize its bytes."""
 
     snapshot: bytes
-    rows: Rows
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,9 +43,4 @@ class ServerSpec:
 def _seeded_state(spec: ServerSpec, seed: int) -> SeededState:
     world = build_world(seed)
     rng = domain_rng(seed, spec.name)
-    snapshot = build_snapshot(spec.base, lambda db: spec.populate(db, world, rng))
-    connection = new_connection()
-    connection.deserialize(snapshot)
-    rows = dump_rows(connection)
-    connection.close()
-    return SeededState(snapshot=snapshot, rows=rows)
+    return SeededState(snapshot=build_snapshot(spec.base, lambda db: spec.populate(db, world, rng)))
