@@ -26,7 +26,11 @@ class SamplingError(RuntimeError):
 
 
 class WorldView:
-    """Read-only access to one seeded world while sampling: tool calls by server and name."""
+    """Read-only access to one seeded world while sampling: read tools by server and name.
+
+    Drafts are executed elsewhere, so the view always shows the seeded world; writing tools
+    are refused here, which keeps it that way.
+    """
 
     def __init__(self, servers: tuple[str, ...], seed: int) -> None:
         self.seed = seed
@@ -34,10 +38,24 @@ class WorldView:
         self.now = next(iter(self.toolbox.sessions.values())).context.now
 
     def read(self, server: str, tool: str, **arguments: Any) -> dict[str, Any]:
-        result = self.toolbox.sessions[server].call(tool, arguments)
-        if not result.ok or result.data is None:
-            raise SamplingError(f"{server}.{tool}({arguments}): {result.error}")
-        return result.data
+        """The result of a read tool; `SamplingError` if it fails."""
+        found = self.lookup(server, tool, **arguments)
+        if found is None:
+            raise SamplingError(f"{server}.{tool}({arguments}) found nothing")
+        return found
+
+    def lookup(self, server: str, tool: str, **arguments: Any) -> dict[str, Any] | None:
+        """The result of a read tool, or None when it answers not_found."""
+        session = self.toolbox.sessions[server]
+        spec = session.spec.tools.get(tool)
+        if spec is None or spec.writes:
+            raise SamplingError(f"{server}.{tool} is not a read tool; sampling never writes")
+        result = session.call(tool, arguments)
+        if result.ok and result.data is not None:
+            return result.data
+        if (result.error or "").startswith("not_found"):
+            return None
+        raise SamplingError(f"{server}.{tool}({arguments}): {result.error}")
 
     def close(self) -> None:
         self.toolbox.close()

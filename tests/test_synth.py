@@ -181,3 +181,18 @@ def test_paraphrase_keeps_ground_truth_and_protected_spans(zendesk_tasks: list[T
     assert rewritten[1].turns[0].user == two[1].turns[0].user
     for before, after in zip(two, rewritten):
         assert after.model_copy(update={"turns": before.turns}) == before
+
+
+def test_the_sampling_view_refuses_writes_and_reports_misses() -> None:
+    from mcpgym.synth.family import SamplingError
+
+    view = WorldView(("zendesk",), 0)
+    try:
+        with pytest.raises(SamplingError, match="not a read tool"):
+            view.read("zendesk", "update_ticket", ticket_id=1486, priority="urgent")
+        assert view.lookup("zendesk", "get_ticket", ticket_id=987654321) is None
+        with pytest.raises(SamplingError):
+            view.read("zendesk", "get_ticket", ticket_id=987654321)
+        assert view.read("zendesk", "get_ticket", ticket_id=1486)["id"] == 1486
+    finally:
+        view.close()

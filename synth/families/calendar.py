@@ -31,11 +31,6 @@ def _day_name(day: date) -> str:
     return f"{day:%A} {day.day} {day:%B %Y}"
 
 
-def _fresh(view: WorldView) -> None:
-    """Back to the seeded world: a previous draft's writes must not steer this one's grounding."""
-    view.toolbox.reset(view.seed)
-
-
 def _full_months(view: WorldView) -> list[tuple[int, int]]:
     """Calendar months wholly inside the seeded history, oldest first, up to last month."""
     first = (view.now - timedelta(days=HISTORY_DAYS)).date()
@@ -94,7 +89,6 @@ class PersonMonthComparison(Family):
     kind = "comparison"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         person = rng.choice(_employees(view))
         months = _full_months(view)
         gap = rng.choice((1, 1, 2, 3, 6, 12))
@@ -183,7 +177,6 @@ class TopCustomerDrillDown(Family):
         return None
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         chosen = self._window(view, rng)
         if chosen is None:
             return None
@@ -233,7 +226,6 @@ class MonthlyMeetingSeries(Family):
     kind = "aggregation"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         months = _full_months(view)
         length = rng.choice((6, 9, 12))
         if length > len(months):
@@ -305,7 +297,6 @@ class AddAttendeeToMeeting(Family):
     kind = "write"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         for _ in range(6):
             found = self._ground(view, rng)
             if found is not None:
@@ -364,7 +355,6 @@ class ConditionalDecline(Family):
     kind = "conditional-write"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         for _ in range(6):
             found = self._ground(view, rng)
             if found is not None:
@@ -433,7 +423,6 @@ class NextCustomerMeetingFollowUp(Family):
     kind = "multi-turn"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         window = {"time_min": _iso(view.now), "time_max": _iso(view.now + timedelta(days=FUTURE_HORIZON_DAYS))}
         orgs = set(_customer_orgs(view))
         upcoming: list[dict[str, Any]] = []
@@ -559,7 +548,6 @@ class RoomMonthComparison(Family):
     kind = "comparison"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         rooms = view.read(SERVER, "list_rooms")["rooms"]
         year, month = rng.choice(_full_months(view))
         start, end = month_window(year, month)

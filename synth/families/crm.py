@@ -1,9 +1,6 @@
 """CRM task families: won revenue across periods, rep win rates, the biggest deal of a period
 and its people, monthly series, deal and call updates, a conditional hand-over of an account,
 and two-turn conversations that look a record up, then act on "that one".
-
-Every draft starts from the seeded world (`_fresh`): the generator executes write tasks on
-the same toolbox the view reads, so a sampling read after one would see its changes.
 """
 
 from __future__ import annotations
@@ -32,10 +29,6 @@ class Period:
     label: str
     start: str
     end: str
-
-
-def _fresh(view: WorldView) -> None:
-    view.toolbox.reset(view.seed, (SERVER,))
 
 
 def _month(year: int, month: int) -> Period:
@@ -85,8 +78,8 @@ def _money(amount: float) -> str:
 
 
 _PAGES: dict[tuple[int, str, str], list[dict[str, Any]]] = {}
-"""Every row of a listing of a seeded world, by (seed, tool, arguments): drafts read the seeded
-state only (`_fresh`), so a listing is read once per world."""
+"""Every row of a listing of a seeded world, by (seed, tool, arguments): the sampling view
+only ever shows the seeded world, so a listing is read once per world."""
 
 
 def _all_pages(view: WorldView, tool: str, field: str, **arguments: Any) -> list[dict[str, Any]]:
@@ -124,7 +117,6 @@ class _Retrying(Family):
     tries = 4
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         for _ in range(self.tries):
             found = self.attempt(view, rng)
             if found is not None:

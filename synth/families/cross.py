@@ -34,8 +34,7 @@ class RequesterAccountOwner(Family):
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
         ticket, requester, calls = _ticket_by_subject(view, rng)
-        contact = view.toolbox.sessions["crm"].call("find_contact_by_email", {"email": requester["email"]})
-        if not contact.ok:
+        if view.lookup("crm", "find_contact_by_email", email=requester["email"]) is None:
             return None
         day, subject = ticket["created_at"][:10], ticket["subject"]
         user = [
@@ -67,10 +66,10 @@ class RequesterLatestTrip(Family):
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
         ticket, requester, calls = _ticket_by_subject(view, rng)
-        passenger = view.toolbox.sessions["flights"].call("get_passenger_by_email", {"email": requester["email"]})
-        if not passenger.ok or passenger.data is None:
+        passenger = view.lookup("flights", "get_passenger_by_email", email=requester["email"])
+        if passenger is None:
             return None
-        trips = view.read("flights", "list_passenger_reservations", passenger_id=passenger.data["passenger_id"], per_page=2)
+        trips = view.read("flights", "list_passenger_reservations", passenger_id=passenger["passenger_id"], per_page=2)
         if not trips["reservations"]:
             return None
         day, subject = ticket["created_at"][:10], ticket["subject"]

@@ -27,14 +27,6 @@ FULL_YEARS = (2021, 2022, 2023, 2024)
 # ---------------------------------------------------------------- sampling helpers
 
 
-def _pristine(view: WorldView) -> None:
-    """Sample from the seeded world: the generator executes drafts on the view's toolbox and
-    leaves their writes there; executions reset it first, so resetting here changes nothing
-    the tasks see."""
-    if any(session.writes for session in view.toolbox.sessions.values()):
-        view.toolbox.reset(view.seed)
-
-
 _CACHE: dict[tuple[str, int], Any] = {}
 """Market data that no tool writes (tickers, dividends), per world seed."""
 
@@ -295,7 +287,6 @@ class MonthlyPortfolioSeries(Family):
     kind = "aggregation"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _pristine(view)
         portfolio = rng.choice(_portfolios(view))
         kind, words, question, sign = rng.choice(SERIES)
         months = rng.randint(6, 12)
@@ -369,7 +360,6 @@ class TradeInNamedPortfolio(Family):
     kind = "write"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _pristine(view)
         portfolio = rng.choice([p for p in _portfolios(view) if p["kind"] == "personal"])
         email = portfolio["owner_email"]
         index = _owned(view, email, portfolio["id"])
@@ -450,7 +440,6 @@ class ConditionalPositionTrim(Family):
     kind = "conditional-write"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _pristine(view)
         portfolio = rng.choice(_portfolios(view))
         email = portfolio["owner_email"]
         index = _owned(view, email, portfolio["id"])
@@ -541,7 +530,6 @@ class TopMoverToWatchlist(Family):
     kind = "multi-turn"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _pristine(view)
         sector = rng.choice(SECTORS)
         order = rng.choice(("desc", "asc"))
         search = {"sector": sector, "sort_by": "change_percent", "sort_order": order, "per_page": 2}

@@ -31,11 +31,6 @@ FARE_CABIN = {"basic": "economy", "standard": "economy", "flex": "economy", "bus
 _CACHE: weakref.WeakKeyDictionary[WorldView, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
-def _fresh(view: WorldView) -> None:
-    """Back to the seeded world: earlier drafts' executions may have written to it."""
-    view.toolbox.sessions[SERVER].reset(view.seed)
-
-
 def _cached(view: WorldView) -> dict[str, Any]:
     """Passengers (in the tool's order) and airports of this world, read once per view."""
     found = _CACHE.get(view)
@@ -119,7 +114,6 @@ class TravelMonthComparison(Family):
     kind = "comparison"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         metric = rng.choice(sorted(METRICS))
         for _ in range(12):
             p = _passenger(view, rng)
@@ -176,7 +170,6 @@ class CheapestTripDrillDown(Family):
     kind = "drill-down"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         cabin = rng.choice(("economy", "economy", "business"))
         fare = "basic" if cabin == "economy" else "business"
         for _ in range(8):
@@ -248,7 +241,6 @@ class MonthlyTravelSeries(Family):
     kind = "aggregation"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         metric = rng.choice(sorted(SERIES))
         months = rng.randint(6, 12)
         end_back = rng.randint(1, 2)
@@ -315,7 +307,6 @@ class SeatSelection(Family):
     kind = "write"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         soon = _iso(view.now + timedelta(hours=6))
         for _ in range(15):
             p = _passenger(view, rng)
@@ -380,7 +371,6 @@ class AddBaggage(Family):
     kind = "write"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         rules = {r["fare_class"]: r for r in view.read(SERVER, "get_fare_rules")["fare_classes"]}
         for _ in range(15):
             p = _passenger(view, rng)
@@ -451,7 +441,6 @@ class FareThresholdBooking(Family):
     kind = "conditional-write"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         fare = rng.choice(("basic", "standard", "flex", "business"))
         cabin = FARE_CABIN[fare]
         for _ in range(10):
@@ -524,7 +513,6 @@ class LatestBookingCancel(Family):
     kind = "multi-turn"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         soon = _iso(view.now + timedelta(hours=6))
         for _ in range(15):
             p = _passenger(view, rng)
@@ -587,7 +575,6 @@ class FindThenBook(Family):
     kind = "multi-turn"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
-        _fresh(view)
         for _ in range(10):
             flight = _future_flight(view, rng, 3, 80)
             if flight is None:
