@@ -67,10 +67,7 @@ def play(env: McpEnv, agent: Agent, task: Task, seed: int) -> dict[str, Any]:
     trajectory = env.trajectory
     usage = getattr(agent, "usage", None)
     if error is not None:
-        from mcpgym.tasks.execute import observed_changes
-
-        trajectory.changes = observed_changes(env.toolbox.diff())
-        breakdown = env.reward_fn(task, trajectory)
+        breakdown = env.score()
         info = {"reward_breakdown": breakdown.model_dump()}
         reward = breakdown.reward
     return {

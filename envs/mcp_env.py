@@ -153,9 +153,8 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         reward = 0.0
         ended = terminated or truncated
         if ended or (self.shaping and answered):
-            self.trajectory.changes = observed_changes(self.toolbox.diff())
             self.trajectory.finished = terminated
-            breakdown = self.reward_fn(self.task, self.trajectory)
+            breakdown = self.score()
             info["reward_breakdown"] = breakdown.model_dump()
             if self.shaping:
                 reward, self._shaped = breakdown.reward - self._shaped, breakdown.reward
@@ -165,6 +164,14 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
             info["state_diff"] = [change.model_dump() for change in self.trajectory.changes]
             info["answers"] = list(self.trajectory.answers)
         return self._observation(), float(reward), terminated, truncated, info
+
+    def score(self) -> Any:
+        """The reward breakdown of the episode so far: the trajectory with the state's current
+        row changes, through the reward function (what `step` pays at the end)."""
+        if self.task is None:
+            raise RuntimeError("call reset() before score()")
+        self.trajectory.changes = observed_changes(self.toolbox.diff())
+        return self.reward_fn(self.task, self.trajectory)
 
     def render(self) -> str | None:
         """In `ansi` mode, the messages added since the last render, as text."""
