@@ -144,10 +144,17 @@ def evaluate(
         pool.close()
     wanted = {(t.id, e) for t in tasks for e in range(episodes_per_task)}
     records = sorted((r for r in records if (r["task_id"], r["episode"]) in wanted), key=lambda r: (r["task_id"], r["episode"]))
+    return write_summary(records, out)
+
+
+def write_summary(records: list[dict[str, Any]], out: Path, plots: bool = True) -> dict[str, Any]:
+    """Summarize episode records into `out`: summary.json, summary.md and (with `plots`) PNG charts."""
+    out.mkdir(parents=True, exist_ok=True)
     summary = summarize_run(records)
     (out / SUMMARY).write_text(json.dumps(summary, indent=2), encoding="utf-8")
     (out / "summary.md").write_text(markdown_table(summary) + "\n", encoding="utf-8")
-    plot_summary(summary, out)
+    if plots:
+        plot_summary(summary, out)
     return summary
 
 
@@ -214,4 +221,4 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["SUMMARY", "TRAJECTORIES", "compare", "evaluate", "markdown_table", "play"]
+__all__ = ["SUMMARY", "TRAJECTORIES", "compare", "evaluate", "markdown_table", "play", "write_summary"]

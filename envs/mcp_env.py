@@ -71,10 +71,13 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         reward: str | RewardFn = "dense",
         shaping: bool = False,
         render_mode: str | None = None,
+        tools: Sequence[str] | None = None,
     ) -> None:
+        """`tools`: expose only these tools (public names; default all), e.g. to keep a small
+        model's prompt short; tasks whose ground truth needs another tool are refused."""
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.toolbox = Toolbox(list(servers))
+        self.toolbox = Toolbox(list(servers), tools=tools)
         if tasks is None:
             self.tasks = shipped_tasks(self.toolbox.servers)
         elif isinstance(tasks, str) and tasks in TASK_SETS:
@@ -258,6 +261,10 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         missing = set(task.servers) - set(self.toolbox.servers)
         if missing:
             raise ValueError(f"task {task.id} needs servers {sorted(missing)}, not mounted in this env")
+        names = {self.toolbox.public_name(call.server or task.servers[0], call.tool) for call in task.calls}
+        hidden = sorted(name for name in names if self.toolbox.route(name) is None)
+        if hidden:
+            raise ValueError(f"task {task.id} needs tools {hidden}, not exposed in this env")
 
     def _system_prompt(self) -> str:
         parts = [load_server(name).instructions for name in self.toolbox.servers]

@@ -19,7 +19,8 @@ from mcpgym.servers.kernel.tools import ToolSpec
 class Toolbox:
     """Sessions of several servers, reset together, called by (possibly prefixed) tool name."""
 
-    def __init__(self, servers: Sequence[str], seed: int = 0) -> None:
+    def __init__(self, servers: Sequence[str], seed: int = 0, tools: Sequence[str] | None = None) -> None:
+        """`tools`: public names to expose (default all); the others answer `unknown_tool`."""
         if not servers:
             raise ValueError("a toolbox needs at least one server")
         if len(set(servers)) != len(servers):
@@ -31,6 +32,11 @@ class Toolbox:
         for server, session in self.sessions.items():
             for tool in session.tools:
                 self._routes[self.public_name(server, tool.name)] = (server, tool)
+        if tools is not None:
+            unknown = sorted(set(tools) - set(self._routes))
+            if unknown:
+                raise ValueError(f"no tools named {unknown} on servers {list(self.servers)}")
+            self._routes = {name: route for name, route in self._routes.items() if name in set(tools)}
 
     def public_name(self, server: str, tool: str) -> str:
         """The name the agent sees for `tool` of `server`."""

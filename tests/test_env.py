@@ -8,6 +8,7 @@ import sys
 
 import gymnasium as gym
 import pytest
+from typing import Any
 from gymnasium.utils.env_checker import check_env
 
 import mcpgym  # noqa: F401  (registration also works without it; see the subprocess tests)
@@ -212,3 +213,26 @@ def test_make_env_for_any_set_of_servers() -> None:
     with pytest.raises(ValueError, match="not mounted"):
         env.reset(options={"task": meeting})
     env.close()
+
+
+def test_tool_subset_hides_the_other_tools_and_refuses_tasks_that_need_them() -> None:
+    from mcpgym.envs import make_env
+    from mcpgym.tasks.loader import shipped_tasks
+
+    env = make_env(["zendesk"], tasks=[], tools=["get_ticket", "get_user"])
+    names = [t["function"]["name"] for t in env.reset(options={"task": _task_using("get_ticket")})[0]["tools"]]
+    assert names == ["get_ticket", "get_user", "finish"]
+    _, _, _, _, info = env.step('<tool_call>{"name": "search_tickets", "arguments": {"query": "x"}}</tool_call>')
+    assert info["errors"] and info["errors"][-1].startswith("unknown_tool")
+    needs_search = next(t for t in shipped_tasks(["zendesk"]) if any(c.tool == "search_tickets" for c in t.calls))
+    with pytest.raises(ValueError, match="not exposed"):
+        env.reset(options={"task": needs_search})
+    with pytest.raises(ValueError, match="no tools named"):
+        make_env(["zendesk"], tools=["get_tickets"])
+
+
+def _task_using(tool: str) -> Any:
+    from mcpgym.tasks.model import Fact, GroundTruthCall, Task, Turn
+
+    call = GroundTruthCall(id="c1", server="zendesk", tool=tool, arguments={"ticket_id": 1200})
+    return Task(id="subset", servers=["zendesk"], turns=[Turn(user="status of ticket 1200?", calls=[call], facts=[Fact(name="s", expr="{c1.status}", value="x")])])
