@@ -31,7 +31,13 @@ $(BIN)/python:
 
 # A regular (not editable) install: it puts mcpgym.pth in site-packages, which registers
 # the env ids in every interpreter of this venv.
+# torch is installed first, pinned, when the venv has none: where a CPU wheel of that version is
+# on hand (pip's find-links) it is taken, so the trainer's tests never pull a CUDA build.
+# Set TORCH to another requirement (e.g. TORCH="torch>=2.5") to choose yours.
+TORCH ?= torch==2.13.0
+
 $(VENV)/.installed: $(BIN)/python pyproject.toml setup.py $(SOURCES)
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q "$(TORCH)"
 	$(BIN)/pip install -q ".[test]"
 	touch $@
 

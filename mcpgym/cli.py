@@ -166,6 +166,13 @@ def make_agent_factory(args: argparse.Namespace):  # type: ignore[no-untyped-def
             base_url=args.base_url, model=args.model, api_key=args.api_key, mode=mode, temperature=args.temperature,
             max_tokens=args.max_tokens, timeout=args.timeout, retries=args.retries, backoff=args.backoff, seed=seed,
         )
+    if args.agent == "policy":
+        if not args.model_path:
+            raise KeyError("--agent policy needs --model-path (a model folder or Hugging Face path)")
+        from mcpgym.baselines.train.policy import PolicyAgent
+
+        agent = PolicyAgent.from_pretrained(args.model_path, max_new_tokens=args.max_tokens)
+        return lambda seed: agent
     simple = {"oracle": lambda seed: OracleAgent(), "noop": lambda seed: NoOpAgent(), "random": RandomAgent}
     return simple[args.agent]
 
@@ -323,8 +330,10 @@ def build_parser() -> argparse.ArgumentParser:
         "summary.json, summary.md and reward plots to --out. A rerun with the same --out skips finished episodes.",
     )
     p.add_argument("--tasks", default="shipped", help="JSONL file, or shipped / a server name / a shipped set (default shipped)")
-    p.add_argument("--agent", choices=(*AGENTS, "openai", "openai-text"), default="oracle",
-                   help="openai: Chat Completions with tools; openai-text: tool calls as <tool_call> text")
+    p.add_argument("--agent", choices=(*AGENTS, "openai", "openai-text", "policy"), default="oracle",
+                   help="openai: Chat Completions with tools; openai-text: tool calls as <tool_call> text; "
+                   "policy: a local model folder (--model-path), e.g. a training checkpoint, greedy")
+    p.add_argument("--model-path", default=None, help="model folder or Hugging Face path for --agent policy")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     p.add_argument("--model", help="model name sent to the endpoint")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY)")
@@ -355,6 +364,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--servers", default=None, help="comma-separated servers (default: all)")
     g.add_argument("--out", default="graph", help="output folder (default ./graph)")
     g.set_defaults(func=cmd_synth_graph)
+
+    from mcpgym.baselines.train.commands import add_parsers
+
+    add_parsers(sub)
 
     p = sub.add_parser("tasks", help="task sets")
     tasks_sub = p.add_subparsers(dest="tasks_command", required=True)

@@ -1,0 +1,115 @@
+"""`mcpgym train build-model|sft|grpo` and `mcpgym plot`: the trainer's command line.
+
+Nothing heavy is imported until a command runs, so `mcpgym --help` stays fast and works
+without the train extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from mcpgym.baselines.train.config import load_config
+
+    try:
+        return load_config(args.config, args.overrides, args.preset)
+    except ValueError as err:  # pydantic's ValidationError included: a readable message, no traceback
+        raise KeyError(f"bad training config: {err}") from None
+
+
+def _need_torch() -> None:
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as err:
+        raise KeyError(f"training needs the train extra ({err.name} is missing): pip install 'mcpgym[train]'") from None
+
+
+def cmd_build_model(args: argparse.Namespace) -> int:
+    _need_torch()
+    from mcpgym.baselines.train.tiny_model import build_model
+    from mcpgym.tasks.loader import TASK_SETS, load_tasks, named_tasks
+
+    tasks = None
+    if args.tasks is not None:
+        tasks = named_tasks(args.tasks) if args.tasks in TASK_SETS else load_tasks(args.tasks)
+    out = build_model(args.out, size=args.size, tasks=tasks, vocab_size=args.vocab_size, seed=args.seed)
+    print(f"built {args.size} model in {out}: " + (out / "build.json").read_text())
+    return 0
+
+
+def cmd_sft(args: argparse.Namespace) -> int:
+    _need_torch()
+    from mcpgym.baselines.train.sft import train_sft
+
+    config = _config(args)
+    folder = train_sft(config)
+    print(f"SFT model written to {folder}; point a GRPO run at it with model.path={folder}")
+    return 0
+
+
+def cmd_grpo(args: argparse.Namespace) -> int:
+    _need_torch()
+    from mcpgym.baselines.train.run_log import plot_run
+    from mcpgym.baselines.train.trainer import GrpoTrainer
+
+    config = _config(args)
+    trainer = GrpoTrainer(config)
+    start = trainer.step
+    metrics = trainer.train()
+    shown = {k: round(v, 4) for k, v in metrics.items() if isinstance(v, float)}
+    print(f"steps {start} -> {trainer.step} in {config.out}; last step: {json.dumps(shown)}")
+    if trainer.step > 0:
+        print(f"curves: {plot_run(config.out)}")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from mcpgym.baselines.train.run_log import plot_run
+
+    print(plot_run(args.run_dir))
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    """The `train` and `plot` commands, on the main parser's subcommands."""
+    p = sub.add_parser("train", help="train a policy: build-model, sft (warm start), grpo")
+    train_sub = p.add_subparsers(dest="train_command", required=True)
+
+    b = train_sub.add_parser(
+        "build-model",
+        help="build a small model and tokenizer from scratch (no hub needed)",
+        description="Train a byte-level BPE tokenizer on the task corpus and build a Qwen2-style model with a "
+        "Hermes tool-call chat template; the folder loads with AutoModelForCausalLM.",
+    )
+    b.add_argument("--out", required=True, help="folder to write")
+    b.add_argument("--size", choices=("tiny", "small", "34m"), default="tiny")
+    b.add_argument("--tasks", default=None, help="task set or JSONL for the tokenizer corpus (default: synth-train and the shipped tasks)")
+    b.add_argument("--vocab-size", type=int, default=4096)
+    b.add_argument("--seed", type=int, default=0)
+    b.set_defaults(func=cmd_build_model)
+
+    for name, func, text in (
+        ("sft", cmd_sft, "supervised warm start on the oracle trajectories of the train tasks"),
+        ("grpo", cmd_grpo, "GRPO against the environments (resumes from the run's latest checkpoint)"),
+    ):
+        c = train_sub.add_parser(
+            name,
+            help=text,
+            description=f"{text[0].upper() + text[1:]}. Settings: defaults, then --preset, then --config, then "
+            "KEY=VALUE overrides such as rollout.group_size=8 or model.path=runs/x (values parsed as JSON).",
+        )
+        c.add_argument("--config", default=None, help="TOML or JSON file (sections as in TrainConfig)")
+        c.add_argument("--preset", default=None, help="tiny-cpu, gpu-small or lora-8b")
+        c.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
+        c.set_defaults(func=func)
+
+    p = sub.add_parser("plot", help="draw a training run's curves (metrics.jsonl) as PNG")
+    p.add_argument("run_dir", help="the run's folder (config.out)")
+    p.set_defaults(func=cmd_plot)
+
+
+__all__ = ["add_parsers"]

@@ -1,0 +1,411 @@
+"""The GRPO loop: rollouts against the environments, group-relative advantages, clipped updates.
+
+Each step:
+1. pick `tasks_per_step` training tasks (seeded by the run seed and the step) and play
+   `group_size` episodes of each, turn by turn (`episodes.play`);
+2. advantages within each task's group (`grpo.group_advantages`);
+3. log-probabilities of the sampled tokens under the policy before the update (`old`) and
+   under the reference (when `beta > 0`);
+4. `mu` optimizer updates over the batch, in micro-batches whose gradients add up to the
+   batch's, with the gradient norm clipped;
+5. every `ref_refresh_steps` steps the reference becomes a copy of the policy.
+
+Every random choice of a step is seeded from (run seed, step), so a run resumed from a
+checkpoint replays the same next step as the run that wrote it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import shutil
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from mcpgym.baselines.evaluate import TRAJECTORIES, write_summary
+from mcpgym.baselines.metrics import SUCCESS, THRESHOLDS
+from mcpgym.baselines.train.chat import TokenSequence
+from mcpgym.baselines.train.config import TrainConfig
+from mcpgym.baselines.train.episodes import Episode, play
+from mcpgym.baselines.train.generation import Generator, Sampling, TransformersGenerator, VllmGenerator
+from mcpgym.baselines.train.grpo import group_advantages, grpo_loss, sequence_logprobs
+from mcpgym.baselines.train.policy import Policy, load_policy
+from mcpgym.baselines.train.run_log import MetricsLog
+from mcpgym.baselines.train.task_sets import select_tasks
+from mcpgym.envs import make_env
+from mcpgym.envs.mcp_env import McpEnv
+from mcpgym.tasks.model import Task
+
+CHECKPOINTS = "checkpoints"
+LATEST = "latest"
+
+
+class ReferenceWeights:
+    """The reference policy as a copy of the trainable parameters, swapped in when needed.
+
+    With LoRA only the adapters are copied (the frozen base is shared); with full
+    fine-tuning, every parameter."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        self.weights: dict[str, torch.Tensor] = {}
+        self.refresh(model)
+
+    def refresh(self, model: torch.nn.Module) -> None:
+        self.weights = {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
+
+    @contextlib.contextmanager
+    def applied(self, model: torch.nn.Module) -> Iterator[None]:
+        params = dict(model.named_parameters())
+        saved = {name: params[name].detach().clone() for name in self.weights}
+        with torch.no_grad():
+            for name, tensor in self.weights.items():
+                params[name].copy_(tensor)
+        try:
+            yield
+        finally:
+            with torch.no_grad():
+                for name, tensor in saved.items():
+                    params[name].copy_(tensor)
+
+
+@dataclass
+class Batch:
+    """Right-padded sequences of a micro-batch, with the mask of the tokens that count."""
+
+    ids: torch.Tensor
+    attention: torch.Tensor
+    mask: torch.Tensor
+    """[batch, length - 1]: 1 where token t + 1 was sampled by the model and counts."""
+    advantages: torch.Tensor
+
+
+def collate(sequences: list[TokenSequence], advantages: list[float], pad_id: int, device: torch.device) -> Batch:
+    """Right-pad `sequences` into one batch on `device`."""
+    width = max(len(s) for s in sequences)
+    ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
+    attention = torch.zeros((len(sequences), width), dtype=torch.long)
+    mask = torch.zeros((len(sequences), width), dtype=torch.float32)
+    for row, sequence in enumerate(sequences):
+        n = len(sequence)
+        ids[row, :n] = torch.tensor(sequence.ids)
+        attention[row, :n] = 1
+        mask[row, :n] = torch.tensor(sequence.mask, dtype=torch.float32)
+    return Batch(
+        ids=ids.to(device),
+        attention=attention.to(device),
+        mask=mask[:, 1:].to(device),
+        advantages=torch.tensor(advantages, dtype=torch.float32, device=device),
+    )
+
+
+def step_seed(seed: int, step: int) -> int:
+    return (seed * 1_000_003 + step) % (2**31)
+
+
+class GrpoTrainer:
+    """`GrpoTrainer(config).train()`: the whole run, resumable from its latest checkpoint."""
+
+    def __init__(self, config: TrainConfig, policy: Policy | None = None) -> None:
+        self.config = config
+        self.out = Path(config.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        torch.manual_seed(config.seed)
+        self.train_tasks = select_tasks(config.tasks, "train", config.seed)
+        self.test_tasks = select_tasks(config.tasks, "test", config.seed)
+        if not self.train_tasks:
+            raise ValueError(f"no training tasks for servers {config.tasks.servers} in {config.tasks.train!r}")
+        self.policy = policy or load_policy(config.model, build_tasks=self.train_tasks)
+        model = self.policy.model
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(
+            self.params, lr=config.optim.lr, betas=config.optim.betas, weight_decay=config.optim.weight_decay
+        )
+        warmup = config.optim.warmup_steps
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, lambda n: min(1.0, (n + 1) / warmup) if warmup > 0 else 1.0
+        )
+        self.reference = ReferenceWeights(model) if config.objective.beta > 0 else None
+        self.generator = self._generator()
+        rollout = config.rollout
+        self.envs: list[McpEnv] = [
+            make_env(
+                config.tasks.servers,
+                tasks=self.train_tasks,
+                max_turns=rollout.max_turns,
+                max_calls=rollout.max_calls,
+                max_result_chars=rollout.max_result_chars,
+                reward=config.tasks.reward,
+                tools=config.tasks.tools,
+            )
+            for _ in range(rollout.tasks_per_step * rollout.group_size)
+        ]
+        self.step = 0
+        latest = self.out / CHECKPOINTS / LATEST
+        if config.resume and latest.exists():
+            self.load(self.out / CHECKPOINTS / latest.read_text().strip())
+        self.log = MetricsLog(self.out, tensorboard=config.tensorboard, resume_from_step=self.step)
+        (self.out / "config.json").write_text(config.model_dump_json(indent=2), encoding="utf-8")
+
+    def _generator(self) -> Generator:
+        tokenizer = self.policy.tokenizer
+        if self.config.rollout.backend == "vllm":
+            return VllmGenerator(self.config.model.path, self.policy.chat.eos_id, seed=self.config.seed)
+        return TransformersGenerator(
+            self.policy.model, self.policy.chat.eos_id, tokenizer.pad_token_id, self.config.rollout.generation_batch_size
+        )
+
+    # ------------------------------------------------------------------ the loop
+
+    def train(self) -> dict[str, Any]:
+        """Run from the current step to `config.steps`; returns the last step's metrics."""
+        config = self.config
+        metrics: dict[str, Any] = {}
+        evaluated = -1
+        try:
+            if config.eval_every and self.step == 0 and self.test_tasks:
+                self.evaluate()
+                evaluated = 0
+            while self.step < config.steps:
+                metrics = self.train_step()
+                if self.step % config.save_every == 0 or self.step == config.steps:
+                    self.save()
+                if config.eval_every and self.step % config.eval_every == 0 and self.test_tasks:
+                    self.evaluate()
+                    evaluated = self.step
+            if metrics and self.test_tasks and evaluated != self.step:
+                self.evaluate()
+        finally:
+            self.log.close()
+        return metrics
+
+    def rollout(self, tasks: list[Task], sampling: Sampling, seed: int) -> list[Episode]:
+        """`group_size` episodes of each task, in waves as wide as the env pool."""
+        group_size = self.config.rollout.group_size if not sampling.greedy else 1
+        jobs = [(task, g) for g, task in enumerate(tasks) for _ in range(group_size)]
+        episodes: list[Episode] = []
+        for start in range(0, len(jobs), len(self.envs)):
+            wave = jobs[start : start + len(self.envs)]
+            episodes += play(
+                self.envs[: len(wave)],
+                [t for t, _ in wave],
+                [g for _, g in wave],
+                self.generator,
+                self.policy.chat,
+                sampling,
+                self.config.rollout.max_new_tokens,
+                self.config.rollout.max_total_tokens,
+                seed=seed,
+            )
+        return episodes
+
+    def pick_tasks(self, step: int) -> list[Task]:
+        rng = np.random.default_rng([self.config.seed, step])
+        n = self.config.rollout.tasks_per_step
+        picks = rng.choice(len(self.train_tasks), size=n, replace=len(self.train_tasks) < n)
+        return [self.train_tasks[int(i)] for i in picks]
+
+    def train_step(self) -> dict[str, Any]:
+        """One rollout batch and its `mu` updates; returns (and logs) the step's metrics."""
+        config, rollout = self.config, self.config.rollout
+        seed = step_seed(config.seed, self.step)
+        torch.manual_seed(seed)
+        random.seed(seed)
+        started = time.perf_counter()
+        episodes = self.rollout(self.pick_tasks(self.step), Sampling(rollout.temperature, rollout.top_p), seed)
+        rolled = time.perf_counter()
+        update = self.update(episodes)
+        finished = time.perf_counter()
+        self.step += 1
+        if self.reference is not None and config.objective.ref_refresh_steps and self.step % config.objective.ref_refresh_steps == 0:
+            self.reference.refresh(self.policy.model)
+            update["reference_refreshed"] = True
+        self.generator.sync(self.policy.model)
+        generated = sum(e.completion_tokens for e in episodes)
+        metrics = {
+            **episode_metrics(episodes),
+            **update,
+            "lr": self.scheduler.get_last_lr()[0],
+            "time/rollout": rolled - started,
+            "time/update": finished - rolled,
+            "tokens_per_s/rollout": generated / max(rolled - started, 1e-9),
+            "tokens_per_s/update": update.get("update_tokens", 0) * config.objective.mu / max(finished - rolled, 1e-9),
+        }
+        self.log.write(self.step, "train", metrics)
+        return metrics
+
+    def update(self, episodes: list[Episode]) -> dict[str, Any]:
+        """The `mu` optimizer updates of one rollout batch."""
+        objective, optim = self.config.objective, self.config.optim
+        model, device = self.policy.model, self.policy.device
+        rewards = torch.tensor([e.reward for e in episodes])
+        groups = torch.tensor([e.group for e in episodes])
+        advantages = group_advantages(rewards, groups, objective.scale_by_std).tolist()
+        keep = [
+            i
+            for i, e in enumerate(episodes)
+            if not (objective.mask_truncated and e.overlong) and e.completion_tokens > 0 and (advantages[i] != 0 or objective.beta > 0)
+        ]
+        stats: dict[str, Any] = {
+            "advantage_abs_mean": statistics.fmean(abs(a) for a in advantages),
+            "trained_episodes": len(keep),
+        }
+        if not keep:
+            return stats | {"skipped_update": True}
+        size = optim.micro_batch_size
+        chunks = [keep[i : i + size] for i in range(0, len(keep), size)]
+        pad_id = self.policy.tokenizer.pad_token_id
+        batches = [collate([episodes[i].tokens for i in chunk], [advantages[i] for i in chunk], pad_id, device) for chunk in chunks]
+        temperature = self.config.rollout.temperature
+        tokens = int(sum(b.mask.sum().item() for b in batches))
+        normalizer = float(tokens) if objective.loss_aggregation == "token-mean" else float(len(keep))
+        old: list[torch.Tensor | None] = [None] * len(batches)
+        ref: list[torch.Tensor | None] = [None] * len(batches)
+        with torch.no_grad():
+            if objective.mu > 1:
+                old = [sequence_logprobs(model, b.ids, b.attention, temperature) for b in batches]
+            if self.reference is not None:
+                with self.reference.applied(model):
+                    ref = [sequence_logprobs(model, b.ids, b.attention, temperature) for b in batches]
+        totals: dict[str, list[float]] = defaultdict(list)
+        for _ in range(objective.mu):
+            self.optimizer.zero_grad(set_to_none=True)
+            for batch, old_logp, ref_logp in zip(batches, old, ref, strict=True):
+                logp = sequence_logprobs(model, batch.ids, batch.attention, temperature)
+                parts = grpo_loss(
+                    logp,
+                    logp.detach() if old_logp is None else old_logp,
+                    batch.advantages,
+                    batch.mask,
+                    ref_logp=ref_logp,
+                    beta=objective.beta,
+                    clip_low=objective.clip_low,
+                    clip_high=objective.clip_high,
+                    aggregation=objective.loss_aggregation,
+                    normalizer=normalizer,
+                )
+                parts.loss.backward()
+                weight = parts.tokens / max(tokens, 1)
+                totals["loss"].append(parts.loss.item())
+                totals["kl"].append(parts.kl * weight)
+                totals["clip_fraction"].append(parts.clip_fraction * weight)
+                totals["ratio_mean"].append(parts.ratio_mean * weight)
+            grad_norm = torch.nn.utils.clip_grad_norm_(self.params, optim.grad_clip)
+            totals["grad_norm"].append(float(grad_norm))
+            self.optimizer.step()
+            self.scheduler.step()
+        mu = objective.mu
+        return stats | {
+            "loss": sum(totals["loss"]) / mu,
+            "kl": sum(totals["kl"]) / mu,
+            "clip_fraction": sum(totals["clip_fraction"]) / mu,
+            "ratio_mean": sum(totals["ratio_mean"]) / mu,
+            "grad_norm": statistics.fmean(totals["grad_norm"]),
+            "update_tokens": tokens,
+        }
+
+    # ------------------------------------------------------------------ evaluation
+
+    def evaluate(self, tasks: list[Task] | None = None) -> dict[str, Any]:
+        """Greedy episodes on the held-out tasks, summarized by the eval harness into
+        `out/eval/step-N/` and logged as `eval` metrics."""
+        tasks = self.test_tasks if tasks is None else tasks
+        started = time.perf_counter()
+        episodes = self.rollout(tasks, Sampling(greedy=True), seed=self.config.seed)
+        records = [e.record(seed=self.config.seed) for e in episodes]
+        folder = self.out / "eval" / f"step-{self.step:06d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / TRAJECTORIES).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        summary = write_summary(records, folder, plots=False)
+        overall = summary["overall"]
+        metrics = {
+            "mean_reward": overall["mean_reward"],
+            **{f"pass@{t}": overall["pass_rate"][str(t)] for t in THRESHOLDS},
+            "finish_rate": overall["finish_rate"],
+            "calls_per_episode": overall["calls_per_episode"],
+            **{f"component/{k}": v for k, v in overall["components"].items()},
+            "episodes": overall["episodes"],
+            "time": time.perf_counter() - started,
+        }
+        self.log.write(self.step, "eval", metrics)
+        return summary
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def save(self) -> Path:
+        """`out/checkpoints/step-N/`: the model (loadable by `from_pretrained`), and the
+        trainer state (trainable weights, optimizer, scheduler, reference, step)."""
+        root = self.out / CHECKPOINTS
+        folder = root / f"step-{self.step:06d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.policy.model.save_pretrained(folder / "model")
+        self.policy.tokenizer.save_pretrained(folder / "model")
+        torch.save(
+            {
+                "step": self.step,
+                "trainable": {n: p.detach().cpu() for n, p in self.policy.model.named_parameters() if p.requires_grad},
+                "optimizer": self.optimizer.state_dict(),
+                "scheduler": self.scheduler.state_dict(),
+                "reference": None if self.reference is None else {n: t.cpu() for n, t in self.reference.weights.items()},
+            },
+            folder / "trainer_state.pt",
+        )
+        (folder / "config.json").write_text(self.config.model_dump_json(indent=2), encoding="utf-8")
+        (root / LATEST).write_text(folder.name)
+        for old in sorted(root.glob("step-*"))[: -self.config.keep_checkpoints]:
+            shutil.rmtree(old)
+        return folder
+
+    def load(self, folder: Path) -> None:
+        """Restore the state `save` wrote; the next step is the one the saved run took next."""
+        state = torch.load(folder / "trainer_state.pt", map_location=self.policy.device, weights_only=True)
+        params = dict(self.policy.model.named_parameters())
+        with torch.no_grad():
+            for name, tensor in state["trainable"].items():
+                params[name].copy_(tensor)
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        if self.reference is not None and state["reference"] is not None:
+            self.reference.weights = {n: t.to(self.policy.device) for n, t in state["reference"].items()}
+        self.step = int(state["step"])
+        self.generator.sync(self.policy.model)
+
+
+def episode_metrics(episodes: list[Episode]) -> dict[str, Any]:
+    """Means over a batch of episodes: reward and its components, pass and finish rates, lengths."""
+    n = len(episodes)
+    rewards = [e.reward for e in episodes]
+    components: dict[str, list[float]] = defaultdict(list)
+    for episode in episodes:
+        for name, value in (episode.breakdown.get("components") or {}).items():
+            if value is not None:
+                components[name].append(value)
+    groups: dict[int, list[float]] = defaultdict(list)
+    for episode in episodes:
+        groups[episode.group].append(episode.reward)
+    calls = sum(e.calls for e in episodes)
+    return {
+        "reward_mean": statistics.fmean(rewards),
+        "reward_std": statistics.pstdev(rewards),
+        **{f"reward/{name}": statistics.fmean(values) for name, values in sorted(components.items())},
+        "pass_rate": sum(r >= SUCCESS for r in rewards) / n,
+        "finish_rate": sum(e.terminated for e in episodes) / n,
+        "overlong_rate": sum(e.overlong for e in episodes) / n,
+        "zero_variance_groups": sum(max(g) == min(g) for g in groups.values()) / len(groups),
+        "calls_per_episode": calls / n,
+        "turns_per_episode": sum(e.turns for e in episodes) / n,
+        "invalid_call_rate": sum(e.invalid_calls for e in episodes) / calls if calls else 0.0,
+        "completion_tokens": sum(e.completion_tokens for e in episodes) / n,
+        "episode_tokens": sum(len(e.tokens) for e in episodes) / n,
+    }
+
+
+__all__ = ["GrpoTrainer", "ReferenceWeights", "collate", "episode_metrics", "step_seed"]
