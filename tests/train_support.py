@@ -12,8 +12,8 @@ from mcpgym.tasks.model import Fact, GroundTruthCall, Task, Turn
 TOOLS = ["get_ticket", "get_user"]
 
 
-def status_tasks(ticket_ids: list[int], prefix: str = "status") -> list[Task]:
-    """One-call tasks: "what is the status of ticket N?" answered from get_ticket."""
+def status_tasks(ticket_ids: list[int], prefix: str = "status", field: str = "status") -> list[Task]:
+    """One-call tasks: "what is the <field> of ticket N?" answered from get_ticket."""
     tasks = []
     for ticket_id in ticket_ids:
         task = Task(
@@ -22,9 +22,9 @@ def status_tasks(ticket_ids: list[int], prefix: str = "status") -> list[Task]:
             seed=0,
             turns=[
                 Turn(
-                    user=f"What is the status of ticket {ticket_id}?",
+                    user=f"What is the {field} of ticket {ticket_id}?",
                     calls=[GroundTruthCall(id="c1", server="zendesk", tool="get_ticket", arguments={"ticket_id": ticket_id})],
-                    facts=[Fact(name="status", expr="{c1.status}", value=None)],
+                    facts=[Fact(name=field, expr=f"{{c1.{field}}}", value=None)],
                 )
             ],
         )

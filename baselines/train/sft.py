@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from mcpgym.baselines.agents import OracleAgent
+from mcpgym.baselines.metrics import SUCCESS
 from mcpgym.baselines.train.chat import ChatFormat, TokenSequence
 from mcpgym.baselines.train.config import TrainConfig
 from mcpgym.baselines.train.episodes import advance, start
@@ -32,7 +33,8 @@ from mcpgym.tasks.model import Task
 
 def oracle_sequences(tasks: Sequence[Task], servers: Sequence[str], chat: ChatFormat, max_total_tokens: int, **env_kwargs: Any) -> list[TokenSequence]:
     """The oracle's episode of each task as a token sequence with the assistant-token mask;
-    episodes that do not fit in `max_total_tokens` are left out."""
+    episodes that do not fit in `max_total_tokens`, or where the oracle could not read a
+    result (cut by `max_result_chars`, say) and so scored below the maximum, are left out."""
     env = make_env(list(servers), tasks=list(tasks), **env_kwargs)
     sequences = []
     try:
@@ -44,7 +46,7 @@ def oracle_sequences(tasks: Sequence[Task], servers: Sequence[str], chat: ChatFo
                 action = agent.act(run.observation)
                 turn = chat.encode(action) + [chat.eos_id]
                 advance(run, turn, chat, max_total_tokens)
-            if not run.episode.overlong and run.episode.reward > 0:
+            if not run.episode.overlong and run.episode.reward >= SUCCESS:  # the oracle read every result
                 sequences.append(run.episode.tokens)
     finally:
         env.close()
