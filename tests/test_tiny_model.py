@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import unicodedata
 from pathlib import Path
@@ -103,7 +104,7 @@ def test_digits_are_one_token_each(builds: dict[str, Path], tokenizer: Any, numb
         assert all(len(tokenizer.convert_tokens_to_string([p]).strip()) == 1 for p in digits)
 
 
-TEXT = st.text(max_size=80) | st.text(alphabet="ab <>/{}\":,0123456789\n\t\r é日😀\u0301\u212b", max_size=80)
+TEXT = st.text(max_size=80) | st.text(alphabet='ab <>/{}":,0123456789\n\t\r é日😀\u0301\u212b', max_size=80)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -116,7 +117,7 @@ def test_any_text_round_trips(tokenizer: Any, text: str) -> None:
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=TEXT)
-@example(text="  1466\n\n  {\"a\": [1, 2]}  ")
+@example(text='  1466\n\n  {"a": [1, 2]}  ')
 def test_auto_tokenizer_splits_like_the_trained_tokenizer(builds: dict[str, Path], tokenizer: Any, text: str) -> None:
     """transformers rebuilds a Qwen2 tokenizer's pipeline on load: it must be the one trained."""
     from tokenizers import Tokenizer
@@ -134,7 +135,10 @@ TOOLS = [
             "parameters": {"type": "object", "properties": {"ticket_id": {"type": "integer"}}, "required": ["ticket_id"]},
         },
     },
-    {"type": "function", "function": {"name": "finish", "description": "End.", "parameters": {"type": "object", "properties": {}}}},
+    {
+        "type": "function",
+        "function": {"name": "finish", "description": "End.", "parameters": {"type": "object", "properties": {}}},
+    },
 ]
 
 CONVERSATION = [
@@ -221,10 +225,10 @@ def test_rendering_is_append_only_over_real_episodes(tokenizer: Any) -> None:
     checked, grouped, multi_turn = 0, False, False
     for messages in episodes:
         roles = [m["role"] for m in messages]
-        grouped |= any(a == b == "tool" for a, b in zip(roles, roles[1:]))
+        grouped |= any(a == b == "tool" for a, b in itertools.pairwise(roles))
         multi_turn |= roles.count("user") > 1
         turns = [i for i, role in enumerate(roles) if role == "assistant"]
-        for i, j in zip(turns, turns[1:]):
+        for i, j in itertools.pairwise(turns):
             head = render(tokenizer, messages[: i + 1], tools, prompt=False)
             full = render(tokenizer, messages[:j], tools, prompt=True)
             assert full.startswith(head)

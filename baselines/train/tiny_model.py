@@ -16,7 +16,7 @@ import logging
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcpgym.tasks.model import Task
 
@@ -61,14 +61,12 @@ PRETOKENIZE_REGEX = (
 )
 """Qwen2's pre-tokenisation: words, single digits (`\\p{N}`), punctuation runs, whitespace."""
 
-DEFAULT_SYSTEM = "You are a helpful assistant."
-
 CHAT_TEMPLATE = """\
 {%- if messages and messages[0]['role'] == 'system' %}
     {%- set system = messages[0]['content'] %}
     {%- set rest = messages[1:] %}
 {%- else %}
-    {%- set system = '""" + DEFAULT_SYSTEM + """' %}
+    {%- set system = 'You are a helpful assistant.' %}
     {%- set rest = messages %}
 {%- endif %}
 {{- '<|im_start|>system\\n' + system }}
@@ -149,7 +147,7 @@ def _json(value: Any, compact: bool = False) -> str:
     return json.dumps(value, ensure_ascii=False, separators=separators, default=str)
 
 
-def corpus(tasks: Sequence[Task], max_tasks: int | None = 400) -> Iterator[str]:
+def corpus(tasks: Sequence[Task], max_tasks: int | None = 200) -> Iterator[str]:
     """Texts a tokenizer learns from, in a deterministic order: per server set, the
     environment's system prompt and its tool schemas as JSON; per task, its user turns, its
     ground-truth calls as `<tool_call>{...}</tool_call>` text, the results of executing them
@@ -238,7 +236,7 @@ def build_model(
     tasks: Sequence[Task] | None = None,
     vocab_size: int = 4096,
     seed: int = 0,
-    max_tasks: int | None = 400,
+    max_tasks: int | None = 200,
 ) -> Path:
     """Write to `out` a freshly initialised Qwen2 model of `size` (see `MODEL_SIZES`), a
     tokenizer trained on `corpus(tasks, max_tasks)` (default tasks: the synthesized train
@@ -266,7 +264,7 @@ def build_model(
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
         dtype="float32",
-        **MODEL_SIZES[size],
+        **cast(dict[str, Any], MODEL_SIZES[size]),
     )
     torch.manual_seed(seed)
     model = Qwen2ForCausalLM(config)
