@@ -64,17 +64,19 @@ class ReferenceWeights:
 
     @contextlib.contextmanager
     def applied(self, model: torch.nn.Module) -> Iterator[None]:
+        """Inside the block the model computes with the reference weights; the tensors are
+        swapped, not copied, so no third copy of the weights is made."""
         params = dict(model.named_parameters())
-        saved = {name: params[name].detach().clone() for name in self.weights}
-        with torch.no_grad():
-            for name, tensor in self.weights.items():
-                params[name].copy_(tensor)
+
+        def swap() -> None:
+            for name in self.weights:
+                params[name].data, self.weights[name] = self.weights[name], params[name].data
+
+        swap()
         try:
             yield
         finally:
-            with torch.no_grad():
-                for name, tensor in saved.items():
-                    params[name].copy_(tensor)
+            swap()
 
 
 @dataclass
