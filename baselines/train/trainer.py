@@ -32,7 +32,7 @@ import numpy as np
 import torch
 
 from mcpgym.baselines.evaluate import TRAJECTORIES, write_summary
-from mcpgym.baselines.metrics import SUCCESS, THRESHOLDS
+from mcpgym.baselines.metrics import THRESHOLDS, summarize
 from mcpgym.baselines.train.chat import TokenSequence
 from mcpgym.baselines.train.config import TrainConfig
 from mcpgym.baselines.train.episodes import Episode, play
@@ -382,29 +382,24 @@ class GrpoTrainer:
 
 
 def episode_metrics(episodes: list[Episode]) -> dict[str, Any]:
-    """Means over a batch of episodes: reward and its components, pass and finish rates, lengths."""
+    """Means over a batch of episodes: the eval harness's summary (reward and its components,
+    pass and finish rates, calls, invalid calls) plus what only training needs."""
+    summary = summarize([e.record() for e in episodes])
     n = len(episodes)
-    rewards = [e.reward for e in episodes]
-    components: dict[str, list[float]] = defaultdict(list)
-    for episode in episodes:
-        for name, value in (episode.breakdown.get("components") or {}).items():
-            if value is not None:
-                components[name].append(value)
     groups: dict[int, list[float]] = defaultdict(list)
     for episode in episodes:
         groups[episode.group].append(episode.reward)
-    calls = sum(e.calls for e in episodes)
     return {
-        "reward_mean": statistics.fmean(rewards),
-        "reward_std": statistics.pstdev(rewards),
-        **{f"reward/{name}": statistics.fmean(values) for name, values in sorted(components.items())},
-        "pass_rate": sum(r >= SUCCESS for r in rewards) / n,
-        "finish_rate": sum(e.terminated for e in episodes) / n,
+        "reward_mean": summary["mean_reward"],
+        "reward_std": statistics.pstdev(e.reward for e in episodes),
+        **{f"reward/{name}": value for name, value in summary["components"].items()},
+        "pass_rate": summary["pass_rate"]["1.0"],
+        "finish_rate": summary["finish_rate"],
         "overlong_rate": sum(e.overlong for e in episodes) / n,
         "zero_variance_groups": sum(max(g) == min(g) for g in groups.values()) / len(groups),
-        "calls_per_episode": calls / n,
+        "calls_per_episode": summary["calls_per_episode"],
         "turns_per_episode": sum(e.turns for e in episodes) / n,
-        "invalid_call_rate": sum(e.invalid_calls for e in episodes) / calls if calls else 0.0,
+        "invalid_call_rate": summary["invalid_call_rate"],
         "completion_tokens": sum(e.completion_tokens for e in episodes) / n,
         "episode_tokens": sum(len(e.tokens) for e in episodes) / n,
     }
