@@ -196,3 +196,29 @@ def test_the_sampling_view_refuses_writes_and_reports_misses() -> None:
         assert view.read("zendesk", "get_ticket", ticket_id=1486)["id"] == 1486
     finally:
         view.close()
+
+
+def test_the_sampling_view_remembers_reads_and_hands_out_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    view = WorldView(("zendesk",), 0, memo_size=2)
+    session = view.toolbox.sessions["zendesk"]
+    calls: list[str] = []
+    real = session.call
+
+    def counting(name: str, arguments: object = None) -> object:
+        calls.append(name)
+        return real(name, arguments)
+
+    monkeypatch.setattr(session, "call", counting)
+    try:
+        first = view.read("zendesk", "get_ticket", ticket_id=1486)
+        first["subject"] = "changed by a family"
+        again = view.read("zendesk", "get_ticket", ticket_id=1486)
+        assert again["subject"] != "changed by a family" and calls == ["get_ticket"]
+        assert view.lookup("zendesk", "get_ticket", ticket_id=987654321) is None
+        assert view.lookup("zendesk", "get_ticket", ticket_id=987654321) is None
+        assert calls == ["get_ticket"] * 2
+        view.read("zendesk", "list_tags", limit=3)
+        view.read("zendesk", "get_ticket", ticket_id=1486)
+        assert calls == ["get_ticket"] * 2 + ["list_tags", "get_ticket"]
+    finally:
+        view.close()
