@@ -200,6 +200,29 @@ def test_cross_server_families_link_servers_by_email() -> None:
         env.close()
 
 
+@pytest.mark.parametrize("name", ["crm.contact-lookup", "flights.passenger-lookup", "zendesk.ticket-then-metrics"])
+def test_lookup_and_two_turn_families_name_people_the_world_has(name: str) -> None:
+    """Each task verifies, the oracle solves it, no request carries an internal id, and the
+    person a request names is a person of the task's world."""
+    from mcpgym.envs import make_env
+    from mcpgym.synth.families import ALL_FAMILIES
+
+    family = next(f for f in ALL_FAMILIES if f.name == name)
+    tasks, report = synthesize(list(family.servers), 6, families=[family], seed=2)
+    assert len(tasks) == 6 and report.rejected.get("a call failed", 0) == 0
+    people = {p.name for p in build_world(tasks[0].seed).people}
+    env = make_env(list(family.servers))
+    for task in tasks:
+        assert verify_task(task) == []
+        assert run_episode(env, OracleAgent(), task).reward == 1.0
+        text = " ".join(turn.user for turn in task.turns)
+        ids = [v for c in task.calls for k, v in c.arguments.items() if k.endswith("_id")]
+        assert not any(str(v) in text for v in ids)
+        named = [fact.value for fact in task.facts if fact.name == "requester"] or [p for p in people if p in text]
+        assert named and all(person in people for person in named)
+    env.close()
+
+
 def test_paraphrase_keeps_ground_truth_and_protected_spans(zendesk_tasks: list[Task]) -> None:
     import http.server
     import json
