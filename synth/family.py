@@ -10,8 +10,10 @@ training.
 
 from __future__ import annotations
 
+import json
 import random
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,13 +31,18 @@ class WorldView:
     """Read-only access to one seeded world while sampling: read tools by server and name.
 
     Drafts are executed elsewhere, so the view always shows the seeded world; writing tools
-    are refused here, which keeps it that way.
+    are refused here, which keeps it that way. A read is therefore a function of its
+    arguments, and the view remembers the latest `memo_size` answers (families ask the same
+    questions again and again: the tags, the employees, a day's meetings). Every call returns
+    a fresh copy, so a family may change what it gets.
     """
 
-    def __init__(self, servers: tuple[str, ...], seed: int) -> None:
+    def __init__(self, servers: tuple[str, ...], seed: int, memo_size: int = 4096) -> None:
         self.seed = seed
         self.toolbox = Toolbox(list(servers), seed)
         self.now = next(iter(self.toolbox.sessions.values())).context.now
+        self.memo_size = memo_size
+        self._memo: OrderedDict[str, str | None] = OrderedDict()
 
     def read(self, server: str, tool: str, **arguments: Any) -> dict[str, Any]:
         """The result of a read tool; `SamplingError` if it fails."""
@@ -46,13 +53,26 @@ class WorldView:
 
     def lookup(self, server: str, tool: str, **arguments: Any) -> dict[str, Any] | None:
         """The result of a read tool, or None when it answers not_found."""
+        key = json.dumps([server, tool, arguments], sort_keys=True, default=str)
+        if key in self._memo:
+            self._memo.move_to_end(key)
+            text = self._memo[key]
+        else:
+            text = self._call(server, tool, arguments)
+            self._memo[key] = text
+            if len(self._memo) > self.memo_size:
+                self._memo.popitem(last=False)
+        return None if text is None else json.loads(text)
+
+    def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> str | None:
+        """The JSON of a read tool's result, or None for not_found."""
         session = self.toolbox.sessions[server]
         spec = session.spec.tools.get(tool)
         if spec is None or spec.writes:
             raise SamplingError(f"{server}.{tool} is not a read tool; sampling never writes")
         result = session.call(tool, arguments)
         if result.ok and result.data is not None:
-            return result.data
+            return json.dumps(result.data)
         if (result.error or "").startswith("not_found"):
             return None
         raise SamplingError(f"{server}.{tool}({arguments}): {result.error}")

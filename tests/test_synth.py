@@ -51,7 +51,7 @@ def test_every_task_verifies_and_the_oracle_solves_it(zendesk_tasks: list[Task])
 
 def test_user_turns_name_what_a_user_knows(zendesk_tasks: list[Task]) -> None:
     """No internal id appears in a request; names and subjects in requests exist in the world."""
-    people = {p.name for p in build_world(0).people}
+    people = {seed: {p.name for p in build_world(seed).people} for seed in {t.seed for t in zendesk_tasks}}
     for task in zendesk_tasks:
         for call in task.calls:
             for name, value in call.arguments.items():
@@ -59,7 +59,7 @@ def test_user_turns_name_what_a_user_knows(zendesk_tasks: list[Task]) -> None:
                     assert str(value) not in task.turns[0].user
         for fact in task.facts:
             if fact.name in ("requester", "author of its first comment"):
-                assert fact.value in people
+                assert fact.value in people[task.seed]
 
 
 class PlantedFamily(Family):
@@ -120,6 +120,63 @@ def test_failing_and_ambiguous_drafts_are_rejected() -> None:
     assert set(report.rejected) == {"a call failed", "ambiguous"} and sum(report.rejected.values()) == 20
 
 
+class NothingToGround(Family):
+    """A family whose drafts never find anything."""
+
+    name = "planted.nothing"
+    servers = ("zendesk",)
+    kind = "lookup"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        return None
+
+
+def test_a_family_with_nothing_to_ground_stops_early() -> None:
+    tasks, report = synthesize(["zendesk"], 50, families=[NothingToGround()])
+    assert tasks == [] and not report.worlds
+    assert set(report.rejected) == {"nothing to ground"} and report.rejected["nothing to ground"] < 20 * 50
+
+
+def test_tasks_move_to_the_next_world_when_a_kind_runs_dry() -> None:
+    """The follow-up family has a handful of open tickets per world: past them, the tasks come
+    from the next world seed, run there, and stay the same for any number of workers."""
+    from mcpgym.envs import make_env
+    from mcpgym.synth.families.zendesk import TicketFollowUp
+
+    tasks, report = synthesize(["zendesk"], 12, families=[TicketFollowUp()], world_seed=5)
+    assert len(tasks) == 12 and len(report.worlds) >= 2 and min(report.worlds) == 5
+    assert sorted({t.seed for t in tasks}) == sorted(report.worlds)
+    assert report.rejected["duplicate"] > 0
+    keys = [(t.seed, t.turns[0].user) for t in tasks]
+    assert len(set(keys)) == len(keys)
+    env = make_env(["zendesk"])
+    for task in tasks:
+        assert verify_task(task) == []
+        assert run_episode(env, OracleAgent(), task).reward == 1.0
+    env.close()
+    parallel, _ = synthesize(["zendesk"], 12, families=[TicketFollowUp()], world_seed=5, workers=2)
+    assert [t.model_dump_json() for t in parallel] == [t.model_dump_json() for t in tasks]
+
+
+def test_only_writing_drafts_are_executed_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcpgym.synth.generate as generate
+    from mcpgym.synth.families.zendesk import TicketRequesterLookup
+
+    runs: list[str] = []
+    real = generate.execute_task
+
+    def counting(task: Task, box: object = None) -> object:
+        runs.append(task.tags[0])
+        return real(task, box)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(generate, "execute_task", counting)
+    reads, report = synthesize(["zendesk"], 6, families=[TicketRequesterLookup()], max_attempts=6)
+    validated = len(reads) + sum(n for reason, n in report.rejected.items() if reason not in ("duplicate", "nothing to ground"))
+    assert validated >= 4 and runs.count("family:zendesk.ticket-requester-lookup") == validated
+    writes, _ = synthesize(["zendesk"], 3, families=[WritingObserver()], max_attempts=3)
+    assert len(writes) == 3 and runs.count("family:planted.writer") == 6
+
+
 def test_cli_writes_tasks_and_a_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "tasks.jsonl"
     assert main(["synth", "--servers", "zendesk", "--n", "12", "--out", str(out), "--quiet"]) == 0
@@ -141,6 +198,29 @@ def test_cross_server_families_link_servers_by_email() -> None:
         env = make_env(task.servers)
         assert run_episode(env, OracleAgent(), task).reward == 1.0
         env.close()
+
+
+@pytest.mark.parametrize("name", ["crm.contact-lookup", "flights.passenger-lookup", "zendesk.ticket-then-metrics"])
+def test_lookup_and_two_turn_families_name_people_the_world_has(name: str) -> None:
+    """Each task verifies, the oracle solves it, no request carries an internal id, and the
+    person a request names is a person of the task's world."""
+    from mcpgym.envs import make_env
+    from mcpgym.synth.families import ALL_FAMILIES
+
+    family = next(f for f in ALL_FAMILIES if f.name == name)
+    tasks, report = synthesize(list(family.servers), 6, families=[family], seed=2)
+    assert len(tasks) == 6 and report.rejected.get("a call failed", 0) == 0
+    people = {p.name for p in build_world(tasks[0].seed).people}
+    env = make_env(list(family.servers))
+    for task in tasks:
+        assert verify_task(task) == []
+        assert run_episode(env, OracleAgent(), task).reward == 1.0
+        text = " ".join(turn.user for turn in task.turns)
+        ids = [v for c in task.calls for k, v in c.arguments.items() if k.endswith("_id")]
+        assert not any(str(v) in text for v in ids)
+        named = [fact.value for fact in task.facts if fact.name == "requester"] or [p for p in people if p in text]
+        assert named and all(person in people for person in named)
+    env.close()
 
 
 def test_paraphrase_keeps_ground_truth_and_protected_spans(zendesk_tasks: list[Task]) -> None:
@@ -194,5 +274,31 @@ def test_the_sampling_view_refuses_writes_and_reports_misses() -> None:
         with pytest.raises(SamplingError):
             view.read("zendesk", "get_ticket", ticket_id=987654321)
         assert view.read("zendesk", "get_ticket", ticket_id=1486)["id"] == 1486
+    finally:
+        view.close()
+
+
+def test_the_sampling_view_remembers_reads_and_hands_out_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    view = WorldView(("zendesk",), 0, memo_size=2)
+    session = view.toolbox.sessions["zendesk"]
+    calls: list[str] = []
+    real = session.call
+
+    def counting(name: str, arguments: object = None) -> object:
+        calls.append(name)
+        return real(name, arguments)
+
+    monkeypatch.setattr(session, "call", counting)
+    try:
+        first = view.read("zendesk", "get_ticket", ticket_id=1486)
+        first["subject"] = "changed by a family"
+        again = view.read("zendesk", "get_ticket", ticket_id=1486)
+        assert again["subject"] != "changed by a family" and calls == ["get_ticket"]
+        assert view.lookup("zendesk", "get_ticket", ticket_id=987654321) is None
+        assert view.lookup("zendesk", "get_ticket", ticket_id=987654321) is None
+        assert calls == ["get_ticket"] * 2
+        view.read("zendesk", "list_tags", limit=3)
+        view.read("zendesk", "get_ticket", ticket_id=1486)
+        assert calls == ["get_ticket"] * 2 + ["list_tags", "get_ticket"]
     finally:
         view.close()

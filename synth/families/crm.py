@@ -1,6 +1,6 @@
 """CRM task families: won revenue across periods, rep win rates, the biggest deal of a period
 and its people, monthly series, deal and call updates, a conditional hand-over of an account,
-and two-turn conversations that look a record up, then act on "that one".
+two-turn conversations that look a record up, then act on "that one", and a contact lookup.
 """
 
 from __future__ import annotations
@@ -829,6 +829,50 @@ class LeadStatusThenAct(_Retrying):
         )
 
 
+class ContactLookup(Family):
+    """How to reach a contact the user names by name and company (email, phone, job title),
+    and who owns that account on our side."""
+
+    name = "crm.contact-lookup"
+    servers = (SERVER,)
+    kind = "lookup"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        pages = -(-view.read(SERVER, "search_contacts", per_page=1)["total"] // 50)
+        found = view.read(SERVER, "search_contacts", per_page=50, page=rng.randint(1, max(pages, 1)))["contacts"]
+        if not found:
+            return None
+        contact = rng.choice(found)
+        person, company = contact["name"], contact["account_name"]
+        if not company:
+            return None
+        user = [
+            f"How do I reach {person} at {company}? I need their email, phone number and job title, and who owns the {company} account on our side.",
+            f"Pull up {person} from {company}: email address, phone and title. Also, which of our reps owns that account?",
+            f"What are the email, phone number and job title of {company}'s {person}, and who is the account owner for {company}?",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"contact:{contact['id']}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "search_accounts", "arguments": {"query": company}},
+                    {"id": "c2", "tool": "search_contacts", "arguments": {"query": person},
+                     "bind": {"account_id": "{c1.accounts.0.id}"}},
+                    {"id": "c3", "tool": "get_account", "bind": {"account_id": "{c1.accounts.0.id}"}},
+                ],
+                "facts": [
+                    {"name": "email", "expr": "{c2.contacts.0.email}", "value": None},
+                    {"name": "phone", "expr": "{c2.contacts.0.phone}", "value": None},
+                    {"name": "job title", "expr": "{c2.contacts.0.title}", "value": None},
+                    {"name": "account owner", "expr": "{c3.owner_name}", "value": None},
+                ],
+            }],
+            checks=["{c1.total} == 1", "{c2.total} == 1", f"{{c1.accounts.0.name}} == {company!r}"],
+        )
+
+
 CRM_FAMILIES = (
     WonRevenueComparison(),
     OwnerWinRate(),
@@ -840,4 +884,5 @@ CRM_FAMILIES = (
     ConditionalAccountHandover(),
     BiggestOpenDealThenAct(),
     LeadStatusThenAct(),
+    ContactLookup(),
 )

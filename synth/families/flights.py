@@ -1,6 +1,7 @@
 """Flights task families: spend comparisons and monthly series of a traveller, the cheapest
 trip with drill-down, seat and baggage changes on a named trip, a fare-conditional booking,
-and two-turn conversations (cancel the latest booking; book the flight just found).
+two-turn conversations (cancel the latest booking; book the flight just found), and a
+traveller lookup.
 
 Users name themselves by name and email, flights by number, route and local date, and their
 bookings by the reference (PNR) they were given; never by internal ids.
@@ -650,6 +651,42 @@ class FindThenBook(Family):
         )
 
 
+class PassengerLookup(Family):
+    """A traveller the user names by name and company: loyalty number, home airport, and how
+    many reservations they travel on."""
+
+    name = "flights.passenger-lookup"
+    servers = (SERVER,)
+    kind = "lookup"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        passenger = _passenger(view, rng)
+        person, company = passenger["name"], passenger["organization_name"]
+        user = [
+            f"What is the loyalty number and home airport of {person} from {company}, and how many reservations are they travelling on with us?",
+            f"Look up our traveller {person} ({company}): loyalty number, home airport, and the number of bookings they are on.",
+            f"For {person} at {company}, give me their frequent-flyer number, their home airport and how many reservations they have.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"passenger:{passenger['passenger_id']}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "search_passengers", "arguments": {"query": person, "organization": company}},
+                    {"id": "c2", "tool": "list_passenger_reservations", "arguments": {"per_page": 1},
+                     "bind": {"passenger_id": "{c1.passengers.0.passenger_id}"}},
+                ],
+                "facts": [
+                    {"name": "loyalty number", "expr": "{c1.passengers.0.loyalty_number}", "value": None},
+                    {"name": "home airport", "expr": "{c1.passengers.0.home_airport}", "value": None},
+                    {"name": "reservations", "expr": "{c2.total}", "value": None},
+                ],
+            }],
+            checks=["{c1.total} == 1"],
+        )
+
+
 FLIGHTS_FAMILIES = (
     TravelMonthComparison(),
     CheapestTripDrillDown(),
@@ -659,4 +696,5 @@ FLIGHTS_FAMILIES = (
     FareThresholdBooking(),
     LatestBookingCancel(),
     FindThenBook(),
+    PassengerLookup(),
 )

@@ -1,4 +1,5 @@
-"""Zendesk task families: tag counts over months, earliest-solved drill-down, ticket lookup."""
+"""Zendesk task families: tag counts over months, earliest-solved drill-down, ticket lookup,
+monthly series, conditional escalation, and two-turn follow-ups on a ticket named by subject."""
 
 from __future__ import annotations
 
@@ -263,6 +264,54 @@ class TicketFollowUp(Family):
         )
 
 
+class TicketThenMetrics(Family):
+    """Two turns: who filed a solved ticket (named by subject and day), then how long the
+    first reply and the resolution took."""
+
+    name = "zendesk.ticket-then-metrics"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        done = ["solved", "closed"]
+        pages = -(-view.read(SERVER, "search_tickets", status=done, per_page=1)["total"] // 50)
+        page = view.read(SERVER, "search_tickets", status=done, per_page=50, page=rng.randint(1, max(pages, 1)))
+        if not page["tickets"]:
+            return None
+        ticket = rng.choice(page["tickets"])
+        day, subject = ticket["created_at"][:10], ticket["subject"]
+        first = [
+            f"Who reported \"{subject}\" on {day}, and what company are they from?",
+            f"There was a ticket \"{subject}\" opened on {day}. Which customer raised it, and which organization are they with?",
+        ]
+        second = [
+            "How many minutes did it take us to send the first reply on that ticket, and how many minutes from opening until it was solved?",
+            "For that ticket: minutes until our first public reply, and minutes until it was resolved?",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"ticket:{ticket['id']}",
+            turns=[
+                {"user": first, "calls": [
+                    {"id": "c1", "tool": "search_tickets", "arguments": {
+                        "query": subject, "created_after": f"{day}T00:00:00Z", "created_before": f"{day}T23:59:59Z", "per_page": 5}},
+                    {"id": "c2", "tool": "get_user", "bind": {"user_id": "{c1.tickets.0.requester_id}"}},
+                    {"id": "c3", "tool": "get_organization", "bind": {"organization_id": "{c2.organization_id}"}},
+                ], "facts": [
+                    {"name": "requester", "expr": "{c2.name}", "value": None},
+                    {"name": "company", "expr": "{c3.name}", "value": None},
+                ]},
+                {"user": second, "calls": [
+                    {"id": "c4", "tool": "get_ticket_metrics", "bind": {"ticket_id": "{c1.tickets.0.id}"}},
+                ], "facts": [
+                    {"name": "minutes to first reply", "expr": "{c4.first_reply_minutes}", "value": None},
+                    {"name": "minutes to resolution", "expr": "{c4.resolution_minutes}", "value": None},
+                ]},
+            ],
+            checks=["{c1.total} == 1"],
+        )
+
+
 ZENDESK_FAMILIES = (
     TagMonthComparison(),
     EarliestSolvedDrillDown(),
@@ -270,4 +319,5 @@ ZENDESK_FAMILIES = (
     MonthlyTagSeries(),
     ConditionalEscalation(),
     TicketFollowUp(),
+    TicketThenMetrics(),
 )
