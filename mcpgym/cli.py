@@ -245,6 +245,7 @@ def cmd_synth_graph(args: argparse.Namespace) -> int:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
+    import importlib.util
     import time
     from pathlib import Path
 
@@ -255,6 +256,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
     unknown = set(servers) - set(server_names())
     if unknown:
         raise KeyError(f"unknown servers {sorted(unknown)}; servers: {', '.join(server_names())}")
+    if args.hf_out and importlib.util.find_spec("datasets") is None:
+        raise KeyError("--hf-out needs the optional extra: pip install 'mcpgym[hf]'")
     from mcpgym.synth.families import families_for
 
     families = [f for f in families_for(servers) if f.name.startswith(args.families or "")]
@@ -277,6 +280,11 @@ def cmd_synth(args: argparse.Namespace) -> int:
         tasks, unchanged = paraphrase_tasks(tasks, args.llm_base_url, args.llm_model, args.llm_api_key)
         print(f"paraphrased through {args.llm_model}; {unchanged} turns kept their template wording")
     save_tasks(tasks, Path(args.out))
+    if args.hf_out:
+        from mcpgym.synth.export import export_tasks
+
+        dataset = export_tasks(tasks, Path(args.hf_out))
+        print(f"Hugging Face dataset: train {len(dataset['train'])}, test {len(dataset['test'])} -> {args.hf_out}")
     _print_table([("family", "split", "difficulty", "tasks"), *((f, s, b, str(n)) for f, s, b, n in report.rows())])
     rejected = ", ".join(f"{reason}: {count}" for reason, count in report.rejected.most_common()) or "none"
     print(f"\n{len(tasks)} tasks in {elapsed:.1f} s ({len(tasks) / elapsed:.0f}/s) -> {args.out}; rejected drafts: {rejected}")
@@ -403,14 +411,17 @@ def synth_parser() -> argparse.ArgumentParser:
     parser.add_argument("--servers", required=True, help="comma-separated servers, e.g. zendesk")
     parser.add_argument("--n", type=int, default=100, help="tasks to write (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
-    parser.add_argument("--world-seed", type=int, default=0, help="seed of the world the tasks run in (default 0)")
+    parser.add_argument("--world-seed", type=int, default=0, help="seed of the first world the tasks run in (default 0); "
+                        "large sets move on to the next seeds once a kind of task has nothing new left")
     parser.add_argument("--families", default=None, help="only families whose name starts with this, e.g. cross. or zendesk.")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                        help="validation processes (default: one per core); the output does not depend on it")
+                        help="drafting and validation processes (default: one per core); the output does not depend on it")
     parser.add_argument("--out", required=True, help="JSONL file to write")
     parser.add_argument("--llm-base-url", default=None, help="paraphrase user turns through this OpenAI-compatible endpoint (off by default)")
     parser.add_argument("--llm-model", default=None, help="model for --llm-base-url")
     parser.add_argument("--llm-api-key", default=None, help="API key for --llm-base-url")
+    parser.add_argument("--hf-out", default=None, metavar="DIR",
+                        help="also write the tasks as a Hugging Face DatasetDict (train/test) to DIR (extra mcpgym[hf])")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=cmd_synth)
     return parser

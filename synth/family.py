@@ -92,6 +92,11 @@ class Draft:
     writes: bool = False
     checks: list[str] = field(default_factory=list)
     """Expressions over the results that must be true (e.g. no tie for an argmax)."""
+    servers: tuple[str, ...] | None = None
+    """The servers the task needs, when fewer than the family's (a walk that stays on some)."""
+    known: list[str] = field(default_factory=list)
+    """Id parameters a user would have and a request may name (a customer's ticket number);
+    tagged `known:<parameter>` on the task."""
 
 
 class Family(ABC):

@@ -218,10 +218,11 @@ class BatchWorker:
             split = split_of(draft.family, draft.key)
             task = Task.model_validate({
                 "id": f"{draft.family}-draft",
-                "servers": list(family.servers),
+                "servers": list(draft.servers or family.servers),
                 "seed": job.world,
                 "turns": choose_wordings(draft, split, rng),
-                "tags": [f"family:{draft.family}", f"kind:{family.kind}", f"split:{split}"],
+                "tags": [f"family:{draft.family}", f"kind:{family.kind}", f"split:{split}",
+                         *(f"known:{parameter}" for parameter in draft.known)],
             })
             out.append(Drafted(family.name, family.kind, None, digest, task, draft.checks, draft.writes))
         return out

@@ -40,8 +40,10 @@ ALIASES: dict[str, str] = {
     "primary_calendar": "calendar",
     "default_group": "group",
     "merged_into": "ticket",
+    "person": "person_record",
 }
-"""Role names that refer to another entity (`requester_id` is a user's id)."""
+"""Role names that refer to another entity (`requester_id` is a user's id). A `person_id` is
+one server's record of a person, not the shared person (known by email)."""
 
 ROLES: dict[str, str] = {"requester": "end-user", "assignee": "agent", "author": "agent"}
 """Roles that narrow an entity: a requester's id cannot fill an assignee's parameter."""

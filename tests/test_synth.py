@@ -53,9 +53,10 @@ def test_user_turns_name_what_a_user_knows(zendesk_tasks: list[Task]) -> None:
     """No internal id appears in a request; names and subjects in requests exist in the world."""
     people = {seed: {p.name for p in build_world(seed).people} for seed in {t.seed for t in zendesk_tasks}}
     for task in zendesk_tasks:
+        known = {tag.removeprefix("known:") for tag in task.tags if tag.startswith("known:")}
         for call in task.calls:
             for name, value in call.arguments.items():
-                if name.endswith("_id"):
+                if name.endswith("_id") and name not in known:
                     assert str(value) not in task.turns[0].user
         for fact in task.facts:
             if fact.name in ("requester", "author of its first comment"):

@@ -66,3 +66,16 @@ def test_command_line(tasks: list[Task], tmp_path: Path, capsys: pytest.CaptureF
     assert main([str(source), "--out", str(tmp_path / "ds")]) == 0
     assert "60 tasks (train 45, test 15)" in capsys.readouterr().out
     assert len(datasets.load_from_disk(str(tmp_path / "ds"))["train"]) == 45
+
+
+def test_synth_cli_writes_the_dataset_beside_the_jsonl(tmp_path: Path) -> None:
+    from mcpgym.cli import main as cli
+    from mcpgym.tasks.loader import load_tasks
+
+    out, hf = tmp_path / "tasks.jsonl", tmp_path / "hf"
+    assert cli(["synth", "--servers", "zendesk", "--n", "12", "--seed", "1", "--workers", "1", "--quiet",
+                "--out", str(out), "--hf-out", str(hf)]) == 0
+    loaded = datasets.load_from_disk(str(hf))
+    written = load_tasks(out)
+    assert len(loaded["train"]) + len(loaded["test"]) == len(written) == 12
+    assert sorted([*loaded["train"]["id"], *loaded["test"]["id"]]) == sorted(t.id for t in written)

@@ -39,6 +39,7 @@ def test_only_people_cross_servers() -> None:
     graph = build_graph(server_names())
     cross = [d for *_, d in graph.edges(data=True) if d["cross"]]
     assert cross and {d["entity"] for d in cross} == {PERSON}
+    assert not [d for d in cross if d["field"].endswith("person_id")], "a person_id is one server's record, not an email"
     assert any(d["parameter"] == "email" for d in edges(graph, "zendesk.get_user", "crm.find_contact_by_email"))
     isolated = {n for n in graph if graph.degree(n) == 0}
     assert isolated <= ISOLATED

@@ -10,6 +10,7 @@ from mcpgym.synth.families.cross import CROSS_FAMILIES
 from mcpgym.synth.families.email import EMAIL_FAMILIES
 from mcpgym.synth.families.finance import FINANCE_FAMILIES
 from mcpgym.synth.families.flights import FLIGHTS_FAMILIES
+from mcpgym.synth.families.walk import walk_families
 from mcpgym.synth.families.zendesk import ZENDESK_FAMILIES
 from mcpgym.synth.family import Family
 
@@ -25,5 +26,7 @@ ALL_FAMILIES: tuple[Family, ...] = (
 
 
 def families_for(servers: Sequence[str]) -> list[Family]:
-    """Families whose servers are all mounted."""
-    return [f for f in ALL_FAMILIES if set(f.servers) <= set(servers)]
+    """Hand-written families whose servers are all mounted, then the graph walks over the
+    mounted servers (synth/families/walk.py)."""
+    mounted = tuple(sorted(set(servers)))
+    return [*(f for f in ALL_FAMILIES if set(f.servers) <= set(mounted)), *walk_families(mounted)]
