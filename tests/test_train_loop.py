@@ -200,3 +200,14 @@ def test_sft_learns_the_oracle_turns_with_the_same_masking(world: dict[str, Path
     from transformers import AutoModelForCausalLM
 
     assert AutoModelForCausalLM.from_pretrained(folder).config.vocab_size == policy.model.config.vocab_size
+
+
+def test_sampled_evaluation_plays_k_episodes_per_held_out_task(world: dict[str, Path], tmp_path: Path) -> None:
+    trainer = GrpoTrainer(config(world, tmp_path / "run", "tasks.max_test=2", "eval_samples=3", "steps=0"))
+    summary = trainer.evaluate()
+    records = [json.loads(line) for line in (tmp_path / "run" / "eval" / "step-000000" / "trajectories.jsonl").read_text().splitlines()]
+    assert summary["overall"]["episodes"] == 6 and summary["overall"]["tasks"] == 2
+    by_task: dict[str, list[int]] = {}
+    for record in records:
+        by_task.setdefault(record["task_id"], []).append(record["episode"])
+    assert sorted(by_task.values()) == [[0, 1, 2], [0, 1, 2]]

@@ -134,6 +134,10 @@ class TrainConfig(Section):
     eval_every: int = Field(50, ge=0)
     """Evaluate on the held-out tasks before the first step and every this many steps
     (0: only once, after the last step)."""
+    eval_samples: int = Field(0, ge=0)
+    """0: one greedy episode per held-out task. k: k episodes per task sampled at the rollout
+    temperature (the mean reward of the sampling policy, which training raises; less noisy
+    on small task sets)."""
     tensorboard: bool = False
     resume: bool = True
     """Continue from the latest checkpoint in `out` when there is one."""

@@ -189,9 +189,11 @@ class GrpoTrainer:
             self.log.close()
         return metrics
 
-    def rollout(self, tasks: list[Task], sampling: Sampling, seed: int) -> list[Episode]:
-        """`group_size` episodes of each task, in waves as wide as the env pool."""
-        group_size = self.config.rollout.group_size if not sampling.greedy else 1
+    def rollout(self, tasks: list[Task], sampling: Sampling, seed: int, group_size: int | None = None) -> list[Episode]:
+        """`group_size` episodes of each task (default: the config's; one when greedy), in
+        waves as wide as the env pool."""
+        if group_size is None:
+            group_size = self.config.rollout.group_size if not sampling.greedy else 1
         jobs = [(task, g) for g, task in enumerate(tasks) for _ in range(group_size)]
         episodes: list[Episode] = []
         for start in range(0, len(jobs), len(self.envs)):
@@ -317,12 +319,18 @@ class GrpoTrainer:
     # ------------------------------------------------------------------ evaluation
 
     def evaluate(self, tasks: list[Task] | None = None) -> dict[str, Any]:
-        """Greedy episodes on the held-out tasks, summarized by the eval harness into
-        `out/eval/step-N/` and logged as `eval` metrics."""
+        """Episodes on the held-out tasks (greedy, or `eval_samples` sampled ones per task),
+        summarized by the eval harness into `out/eval/step-N/` and logged as `eval` metrics."""
         tasks = self.test_tasks if tasks is None else tasks
         started = time.perf_counter()
-        episodes = self.rollout(tasks, Sampling(greedy=True), seed=self.config.seed)
-        records = [e.record(seed=self.config.seed) for e in episodes]
+        samples, rollout = self.config.eval_samples, self.config.rollout
+        if samples:
+            sampling = Sampling(rollout.temperature, rollout.top_p)
+            episodes = self.rollout(tasks, sampling, seed=self.config.seed, group_size=samples)
+            records = [e.record(seed=self.config.seed, episode=i % samples) for i, e in enumerate(episodes)]
+        else:
+            episodes = self.rollout(tasks, Sampling(greedy=True), seed=self.config.seed)
+            records = [e.record(seed=self.config.seed) for e in episodes]
         folder = self.out / "eval" / f"step-{self.step:06d}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / TRAJECTORIES).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
