@@ -4,6 +4,7 @@ monthly series, conditional escalation, and two-turn follow-ups on a ticket name
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from mcpgym.synth.family import Draft, Family, WorldView, month_name, month_window, previous_month
 
@@ -13,6 +14,20 @@ SERVER = "zendesk"
 def _popular_tags(view: WorldView) -> list[str]:
     return [t["tag"] for t in view.read(SERVER, "list_tags", limit=12)["tags"]]
 
+
+
+def requester_turn(user: list[str], subject: str, day: str) -> dict[str, Any]:
+    """A turn that finds the ticket filed with `subject` on `day` (calls c1-c3) and answers
+    who filed it and their company; later turns refer to the ticket as `{c1.tickets.0.id}`."""
+    return {"user": user, "calls": [
+        {"id": "c1", "tool": "search_tickets", "arguments": {
+            "query": subject, "created_after": f"{day}T00:00:00Z", "created_before": f"{day}T23:59:59Z", "per_page": 5}},
+        {"id": "c2", "tool": "get_user", "bind": {"user_id": "{c1.tickets.0.requester_id}"}},
+        {"id": "c3", "tool": "get_organization", "bind": {"organization_id": "{c2.organization_id}"}},
+    ], "facts": [
+        {"name": "requester", "expr": "{c2.name}", "value": None},
+        {"name": "company", "expr": "{c3.name}", "value": None},
+    ]}
 
 class TagMonthComparison(Family):
     """How many tickets with a tag were created in one month against another, and the change."""
@@ -245,15 +260,7 @@ class TicketFollowUp(Family):
             key=f"ticket:{ticket['id']}",
             writes=True,
             turns=[
-                {"user": first, "calls": [
-                    {"id": "c1", "tool": "search_tickets", "arguments": {
-                        "query": subject, "created_after": f"{day}T00:00:00Z", "created_before": f"{day}T23:59:59Z", "per_page": 5}},
-                    {"id": "c2", "tool": "get_user", "bind": {"user_id": "{c1.tickets.0.requester_id}"}},
-                    {"id": "c3", "tool": "get_organization", "bind": {"organization_id": "{c2.organization_id}"}},
-                ], "facts": [
-                    {"name": "requester", "expr": "{c2.name}", "value": None},
-                    {"name": "company", "expr": "{c3.name}", "value": None},
-                ]},
+                requester_turn(first, subject, day),
                 {"user": second, "calls": [
                     {"id": "c4", "tool": "add_comment", "arguments": {"body": "Waiting for the customer's reply.", "public": False},
                      "bind": {"ticket_id": "{c1.tickets.0.id}"}},
@@ -292,15 +299,7 @@ class TicketThenMetrics(Family):
             family=self.name,
             key=f"ticket:{ticket['id']}",
             turns=[
-                {"user": first, "calls": [
-                    {"id": "c1", "tool": "search_tickets", "arguments": {
-                        "query": subject, "created_after": f"{day}T00:00:00Z", "created_before": f"{day}T23:59:59Z", "per_page": 5}},
-                    {"id": "c2", "tool": "get_user", "bind": {"user_id": "{c1.tickets.0.requester_id}"}},
-                    {"id": "c3", "tool": "get_organization", "bind": {"organization_id": "{c2.organization_id}"}},
-                ], "facts": [
-                    {"name": "requester", "expr": "{c2.name}", "value": None},
-                    {"name": "company", "expr": "{c3.name}", "value": None},
-                ]},
+                requester_turn(first, subject, day),
                 {"user": second, "calls": [
                     {"id": "c4", "tool": "get_ticket_metrics", "bind": {"ticket_id": "{c1.tickets.0.id}"}},
                 ], "facts": [
