@@ -431,7 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:2] == ["eval", "compare"]:
         args = compare_parser().parse_args(argv[2:])
-    elif argv[:1] == ["synth"] and argv[1:2] not in (["graph"], ["-h"], ["--help"]):
+    elif argv[:1] == ["synth"] and argv[1:2] != ["graph"]:
         args = synth_parser().parse_args(argv[1:])
     else:
         args = build_parser().parse_args(argv)

@@ -303,3 +303,12 @@ def test_the_sampling_view_remembers_reads_and_hands_out_copies(monkeypatch: pyt
         assert calls == ["get_ticket"] * 2 + ["list_tags", "get_ticket"]
     finally:
         view.close()
+
+
+def test_synth_help_lists_its_options_and_the_graph_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["synth", "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    assert all(option in text for option in ("--servers", "--n", "--world-seed", "--hf-out", "--workers"))
+    assert "mcpgym synth graph" in text
