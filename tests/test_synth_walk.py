@@ -11,7 +11,7 @@ from mcpgym.baselines.agents import NoOpAgent, OracleAgent
 from mcpgym.baselines.rollout import run_episode
 from mcpgym.envs import make_env
 from mcpgym.envs.mcp_env import McpEnv
-from mcpgym.synth.families.walk import GraphWalk, GraphWalkComparison, field_role, tool_noun, walk_families
+from mcpgym.synth.families.walk import GraphWalk, GraphWalkComparison, ToolGraph, field_role, tool_noun, walk_families
 from mcpgym.synth.family import WorldView
 from mcpgym.synth.generate import synthesize
 from mcpgym.synth.graph import build_graph
@@ -69,7 +69,7 @@ def test_requests_name_handles_not_internal_ids(walk_tasks: list[Task]) -> None:
 
 
 def test_a_walk_never_hands_the_same_value_on_twice() -> None:
-    family = GraphWalk(("crm",), min_calls=3, max_calls=5)
+    family = GraphWalk(ToolGraph(("crm",)), min_calls=3, max_calls=5)
     view = WorldView(("crm",), 0)
     rng = random.Random(0)
     walks = [w for w in (family.walk(view, rng) for _ in range(30)) if w is not None]

@@ -56,6 +56,8 @@ class Hop:
     """The target's result has a `total`: the walk ends there with a count."""
     filters: bool
     """The parameter is an optional filter of a search (not the target's own key)."""
+    cross: bool
+    """The hop joins two servers (the graph edge's `cross`)."""
 
 
 def tool_noun(tool: str) -> str:
@@ -85,9 +87,9 @@ class ToolGraph:
     """The read-only part of the dependency graph over some servers, as walks need it."""
 
     def __init__(self, servers: tuple[str, ...]) -> None:
+        self.servers = servers
         graph = build_graph(servers)
         specs = {f"{s}.{t.name}": t for s in servers for t in load_server(s).tools}
-        self.servers = {node: node.split(".", 1)[0] for node in specs}
         required = {node: set(spec.input_schema.get("required", [])) for node, spec in specs.items()}
         totals = {node for node, spec in specs.items() if "total" in spec.result.model_fields}
         reads = {node for node, spec in specs.items() if not spec.writes}
@@ -113,11 +115,12 @@ class ToolGraph:
             filters = not required[target]
             if filters and not counts:
                 continue
-            self.hops.setdefault(source, []).append(Hop(source, target, data["field"], data["parameter"], counts, filters))
+            self.hops.setdefault(source, []).append(
+                Hop(source, target, data["field"], data["parameter"], counts, filters, data["cross"]))
         self.starts = [start for start in self.starts if start in self.feeders]
 
     def sample_handle(self, view: WorldView, rng: random.Random, start: tuple[str, str]) -> Any:
-        """A live value for a start tool's handle, from a listing tool's first page."""
+        """A live value for a start tool's handle, from a random page of a listing tool."""
         lister, path = rng.choice(self.feeders[start])
         server, tool = lister.split(".", 1)
         listing = view.read(server, tool)
@@ -181,30 +184,21 @@ class GraphWalk(Family):
     """A chain of calls along the graph from a handle the user names, ending at a fact of the
     last result or at a count. `cross`: the walk must use two servers or more."""
 
-    def __init__(self, servers: tuple[str, ...], cross: bool = False, min_calls: int = 2, max_calls: int = 5) -> None:
-        self.servers = servers
+    def __init__(self, graph: ToolGraph, cross: bool = False, min_calls: int = 2, max_calls: int = 5) -> None:
+        self.graph = graph
+        self.servers = graph.servers
         self.cross = cross
         self.kind = "cross-server" if cross else "chain"
-        self.name = "cross.graph-walk" if cross else f"{servers[0]}.graph-walk"
+        self.name = "cross.graph-walk" if cross else f"{self.servers[0]}.graph-walk"
         self.min_calls, self.max_calls = min_calls, max_calls
-        self._graph: ToolGraph | None = None
-
-    @property
-    def graph(self) -> ToolGraph:
-        """Built on first use."""
-        if self._graph is None:
-            self._graph = ToolGraph(self.servers)
-        return self._graph
-
-    @property
-    def starts(self) -> list[tuple[str, str]]:
+        self.starts = [
+            (node, parameter) for node, parameter in graph.starts
+            if any(hop.field.rsplit(".", 1)[-1] != parameter for hop in graph.hops.get(node, []))
+            and not (cross and parameter == "email")
+        ]
         """Start tools with an edge that hands on something other than the handle itself (a
         walk never hands a value on twice); a cross-server walk starts from a handle that is
         not an email, since people cross servers by email."""
-        hops = self.graph.hops
-        return [(node, parameter) for node, parameter in self.graph.starts
-                if any(hop.field.rsplit(".", 1)[-1] != parameter for hop in hops.get(node, []))
-                and not (self.cross and parameter == "email")]
 
     def walk(self, view: WorldView, rng: random.Random, first_id: int = 1,
              start: tuple[str, str] | None = None, path: list[Hop] | None = None) -> Walk | None:
@@ -245,8 +239,7 @@ class GraphWalk(Family):
     def reviews(self, hop: Hop) -> bool:
         """Whether a hop only looks at the same entity through another tool of its server (a
         walk takes one only as its last call, for a fact the previous call does not have)."""
-        graph = self.graph
-        return not hop.counts and field_role(hop.field) is None and graph.servers[hop.source] == graph.servers[hop.target]
+        return not hop.counts and not hop.cross and field_role(hop.field) is None
 
     def _step(self, view: WorldView, walk: Walk, hop: Hop, first_id: int) -> bool:
         """Take `hop` from the walk's last call if it leads somewhere; describe the new place."""
@@ -273,7 +266,7 @@ class GraphWalk(Family):
             walk.question = (f"how many {what} have {walk.phrase} as {as_role}" if hop.filters
                              else f"how many {what} does {walk.phrase} have")
             walk.fact, walk.fact_name, walk.counted = f"{{{call_id}.total}}", f"number of {what}", True
-        elif self.graph.servers[hop.source] != server:
+        elif hop.cross:
             walk.phrase = f"the {SERVER_LABELS[server]} {tool_noun(tool)} record of {walk.phrase}"
         elif role is not None:
             walk.phrase = f"the {role} of {walk.phrase}"
@@ -343,10 +336,10 @@ class GraphWalkComparison(GraphWalk):
     difference of a number both reach, or whether a text both reach is the same (with both
     values)."""
 
-    def __init__(self, servers: tuple[str, ...]) -> None:
-        super().__init__(servers, cross=False, min_calls=2, max_calls=3)
+    def __init__(self, graph: ToolGraph) -> None:
+        super().__init__(graph, cross=False, min_calls=2, max_calls=3)
         self.kind = "comparison"
-        self.name = f"{servers[0]}.graph-walk-comparison"
+        self.name = f"{self.servers[0]}.graph-walk-comparison"
 
     def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
         first = self.walk(view, rng)
@@ -390,9 +383,10 @@ class GraphWalkComparison(GraphWalk):
 def walk_families(servers: tuple[str, ...]) -> list[Family]:
     """Graph walks over a mounted server set: a walk and a comparison per server, and a
     cross-server walk (three calls or more) when several servers are mounted."""
-    families: list[Family] = []
+    families: list[GraphWalk] = []
     for server in servers:
-        families += [GraphWalk((server,)), GraphWalkComparison((server,))]
+        graph = ToolGraph((server,))
+        families += [GraphWalk(graph), GraphWalkComparison(graph)]
     if len(servers) > 1:
-        families.append(GraphWalk(tuple(servers), cross=True, min_calls=3, max_calls=6))
+        families.append(GraphWalk(ToolGraph(tuple(servers)), cross=True, min_calls=3, max_calls=6))
     return [family for family in families if family.starts]
