@@ -186,7 +186,7 @@ def test_config_presets_files_and_overrides(tmp_path: Path) -> None:
 def test_sft_learns_the_oracle_turns_with_the_same_masking(world: dict[str, Path], tmp_path: Path) -> None:
     from mcpgym.baselines.train.sft import oracle_sequences, train_sft
 
-    cfg = config(world, tmp_path / "run", "sft.epochs=4", "sft.lr=0.003", "sft.batch_size=3")
+    cfg = config(world, tmp_path / "run", "sft.epochs=4", "sft.lr=0.003", "sft.batch_size=3", "sft.warmup_steps=4")
     policy = load_policy(cfg.model)
     tasks = status_tasks(zendesk_ticket_ids(2))
     [first, _] = oracle_sequences(tasks, ["zendesk"], policy.chat, 100_000, tools=["get_ticket", "get_user"])
@@ -194,8 +194,11 @@ def test_sft_learns_the_oracle_turns_with_the_same_masking(world: dict[str, Path
     assert own.startswith('<tool_call>{"name": "get_ticket", "arguments": {"ticket_id": 1000}}</tool_call><|im_end|>')
     assert own.count("<|im_end|>") == 2 and "What is the status" not in own
     folder = train_sft(cfg, policy=policy)
-    losses = [r["loss"] for r in read_metrics(tmp_path / "run" / "sft")]
+    rows = read_metrics(tmp_path / "run" / "sft")
+    losses = [r["loss"] for r in rows]
     assert len(losses) == 8  # 6 tasks in batches of 3, 4 epochs
+    # linear warm-up over 4 steps, then constant
+    assert [r["lr"] for r in rows] == pytest.approx([0.00075, 0.0015, 0.00225, 0.003, 0.003, 0.003, 0.003, 0.003])
     assert losses[-1] < losses[0] * 0.8
     from transformers import AutoModelForCausalLM
 

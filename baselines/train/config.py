@@ -122,6 +122,9 @@ class SftConfig(Section):
 
     epochs: int = Field(3, gt=0)
     lr: float = Field(1e-4, gt=0)
+    warmup_steps: int = Field(0, ge=0)
+    """Linear warm-up in optimizer steps, then constant. A model built from scratch learns to
+    copy ids from the request only with a warm-up at a moderate rate (e.g. 50 steps to 1e-3)."""
     batch_size: int = Field(8, gt=0)
     max_tasks: int | None = None
 

@@ -26,7 +26,7 @@ from mcpgym.baselines.train.grpo import sequence_logprobs
 from mcpgym.baselines.train.policy import Policy, load_policy
 from mcpgym.baselines.train.run_log import MetricsLog
 from mcpgym.baselines.train.task_sets import select_tasks
-from mcpgym.baselines.train.trainer import collate
+from mcpgym.baselines.train.trainer import collate, warmup_schedule
 from mcpgym.envs import make_env
 from mcpgym.tasks.model import Task
 
@@ -78,6 +78,7 @@ def train_sft(config: TrainConfig, policy: Policy | None = None, out: str | Path
     model = policy.model
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=sft.lr, weight_decay=config.optim.weight_decay)
+    scheduler = warmup_schedule(optimizer, sft.warmup_steps)
     log = MetricsLog(folder, tensorboard=config.tensorboard, resume_from_step=0)
     pad_id = policy.tokenizer.pad_token_id
     step = 0
@@ -96,7 +97,9 @@ def train_sft(config: TrainConfig, policy: Policy | None = None, out: str | Path
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 grad_norm = torch.nn.utils.clip_grad_norm_(params, 1.0)
+                lr = optimizer.param_groups[0]["lr"]
                 optimizer.step()
+                scheduler.step()
                 step += 1
                 log.write(
                     step,
@@ -105,6 +108,7 @@ def train_sft(config: TrainConfig, policy: Policy | None = None, out: str | Path
                         "loss": loss.item(),
                         "epoch": epoch,
                         "grad_norm": float(grad_norm),
+                        "lr": lr,
                         "tokens": int(tokens.item()),
                         "time": time.perf_counter() - started,
                     },

@@ -109,6 +109,11 @@ def collate(sequences: list[TokenSequence], advantages: list[float], pad_id: int
     )
 
 
+def warmup_schedule(optimizer: torch.optim.Optimizer, warmup_steps: int) -> torch.optim.lr_scheduler.LambdaLR:
+    """Linear warm-up over `warmup_steps` optimizer steps, then the constant learning rate."""
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda n: min(1.0, (n + 1) / warmup_steps) if warmup_steps > 0 else 1.0)
+
+
 def step_seed(seed: int, step: int) -> int:
     return (seed * 1_000_003 + step) % (2**31)
 
@@ -131,10 +136,7 @@ class GrpoTrainer:
         self.optimizer = torch.optim.AdamW(
             self.params, lr=config.optim.lr, betas=config.optim.betas, weight_decay=config.optim.weight_decay
         )
-        warmup = config.optim.warmup_steps
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, lambda n: min(1.0, (n + 1) / warmup) if warmup > 0 else 1.0
-        )
+        self.scheduler = warmup_schedule(self.optimizer, config.optim.warmup_steps)
         self.reference = ReferenceWeights(model) if config.objective.beta > 0 else None
         self.generator = self._generator()
         rollout = config.rollout
