@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch", reason="the train extra (torch) is part of 
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from torch.overrides import TorchFunctionMode  # noqa: E402
 
 from mcpgym.baselines.train.config import load_config  # noqa: E402
 from mcpgym.baselines.train.decoding import Slot, StaticDecoder, UnsupportedModelError, choose_tokens, decode_step  # noqa: E402
@@ -168,6 +169,39 @@ def test_a_decode_step_writes_pad_for_finished_rows_and_flags_eos(policy: tuple[
     assert slot.finished.tolist() == [True, False, False]
     slot = step(eos_id=int(want[0]))
     assert slot.finished.tolist() == [True, True, bool(want[1] == want[0])]
+
+
+HOST_READS = {"item", "tolist", "cpu", "numpy", "nonzero", "__bool__", "__int__", "__float__", "__index__", "__len__"}
+"""Tensor calls that read values back to the host (a sync on a GPU, impossible in a CUDA graph)."""
+
+
+class HostReads(TorchFunctionMode):
+    """Records the host-reading tensor calls made inside the block."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        if getattr(func, "__name__", "") in HOST_READS:
+            self.seen.append(func.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("mode", ["greedy", "sample", "nucleus"])
+def test_a_decode_step_reads_nothing_back_to_the_host(policy: tuple[Any, int, int], mode: str) -> None:
+    model, eos_id, pad_id = policy
+    slot = Slot(model, rows=4, cache_len=16, pad_id=pad_id, device=torch.device("cpu"))
+    state = (model, slot.cache, slot.tokens, slot.attention, slot.position, slot.cursor, slot.finished, slot.temperature, slot.top_p)
+    options = {"eos_id": eos_id, "pad_id": pad_id, "pass_cache_position": False}
+    slot.rewind()
+    with torch.no_grad():
+        decode_step(*state, mode="greedy", **options)  # allocates the cache
+        with HostReads() as reads:
+            decode_step(*state, mode=mode, **options)
+        with HostReads() as control:
+            bool(slot.finished.any())  # what a host read looks like to the recorder
+    assert reads.seen == [] and control.seen == ["__bool__"]
 
 
 def test_choose_tokens_draws_from_the_tempered_nucleus() -> None:
