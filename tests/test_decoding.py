@@ -340,6 +340,24 @@ def test_trainer_runs_a_grpo_step_with_the_static_backend(model_dir: Path, tmp_p
     assert [e.tokens.ids for e in static] == [e.tokens.ids for e in trainer.rollout(tasks, GREEDY, seed=0)]
 
 
+@pytest.mark.slow
+def test_a_compiled_step_decodes_like_generate_and_new_shapes_do_not_recompile(policy: tuple[Any, int, int]) -> None:
+    """torch.compile on the CPU (inductor's C++ backend): the same tracing as on a GPU."""
+    model, eos_id, pad_id = policy
+    decoder = StaticDecoder(model, eos_id, pad_id, batch_size=16, check_every=2, cache_step=16, compile=True)
+    assert decoder.use_compile and not decoder.use_graphs
+    for count, longest in [(16, 20), (12, 40), (16, 70), (9, 100)]:
+        prompts = random_prompts(1000 + count + longest, count, longest=longest)  # seeds without exact ties
+        assert decoder.generate(prompts, 24, GREEDY) == reference(model, eos_id, pad_id, prompts, 24, 16)
+    assert len({length for length, _ in decoder.shapes()}) >= 3
+    from torch._dynamo.utils import counters
+
+    compiled = counters["stats"]["unique_graphs"]
+    prompts = random_prompts(0, 16, longest=130)  # a new cache length: served by the dynamic graph
+    assert decoder.generate(prompts, 24, GREEDY) == reference(model, eos_id, pad_id, prompts, 24, 16)
+    assert counters["stats"]["unique_graphs"] == compiled
+
+
 # ---------------------------------------------------------------------------- CUDA (pytest -m gpu)
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")

@@ -300,7 +300,9 @@ class StaticDecoder:
             raise ValueError(f"cuda_graph=True needs the model on a CUDA device, not {self.device}")
         self.use_graphs = on_cuda if self._graph_option is None else self._graph_option
         self.use_compile = on_cuda if self._compile_option is None else self._compile_option
-        self._step_impl: Callable[..., None] = torch.compile(decode_step, dynamic=False) if self.use_compile else decode_step
+        # dynamic=None: the first shape compiles static, a second one marks the changed sizes
+        # (rows, cache length) dynamic, and that graph serves every later bucket and length
+        self._step_impl: Callable[..., None] = torch.compile(decode_step, dynamic=None) if self.use_compile else decode_step
         self.clear()
         self.pass_cache_position = self._probe(parameter.dtype)
 
@@ -548,8 +550,8 @@ class StaticDecoder:
         return graph
 
     def _recompile_room(self) -> contextlib.AbstractContextManager[Any]:
-        """Compiled steps specialise on each slot's shapes and cache tensors: allow enough
-        recompilations for every kept slot while capturing (the default limit is 8)."""
+        """Room for the few recompilations of new shapes and modes, so that none silently
+        falls back to eager kernels (the default limit is 8)."""
         if not self.use_compile:
             return contextlib.nullcontext()
         import torch._dynamo.config as dynamo_config
