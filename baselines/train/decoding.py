@@ -416,7 +416,7 @@ class StaticDecoder:
         cache_len = round_up(width + max_new_tokens, self.cache_step)
         slot = self._slot(bucket_size(len(prompts), self.batch_size), cache_len, mode)
         self._prefill(slot, prompts, width, mode, sampling)
-        rows = list(range(len(prompts)))  # rows[j]: the prompt in row j of the slot (-1: filler)
+        rows = list(range(len(prompts)))  # rows[j]: the prompt in row j of the slot; rows past these are fillers
         out: list[list[int]] = [[] for _ in prompts]
         span = slice(width, width + max_new_tokens)
         for step in range(max_new_tokens - 1):
@@ -461,7 +461,7 @@ class StaticDecoder:
         smaller bucket when they fill half of this one or less."""
         finished = slot.finished.tolist()
         self.stats.syncs += 1
-        running = [j for j, prompt in enumerate(rows) if prompt >= 0 and not finished[j]]
+        running = [j for j in range(len(rows)) if not finished[j]]
         if not running:
             self._harvest(slot, rows, range(len(rows)), out, span)
             return slot, []
@@ -477,8 +477,8 @@ class StaticDecoder:
         return smaller, [rows[j] for j in running]
 
     def _harvest(self, slot: Slot, rows: list[int], which: Any, out: list[list[int]], span: slice) -> None:
-        """Copy the generated tokens of slot rows `which` into `out` (fillers skipped)."""
-        picked = [j for j in which if rows[j] >= 0]
+        """Copy the generated tokens of slot rows `which` into `out`."""
+        picked = list(which)
         if not picked:
             return
         tokens = slot.tokens[torch.tensor(picked, device=self.device), span].tolist()
