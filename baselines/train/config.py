@@ -69,7 +69,9 @@ class TasksConfig(Section):
 class RolloutConfig(Section):
     """Episodes per step and the context limits of each."""
 
-    backend: Literal["transformers", "vllm"] = "transformers"
+    backend: Literal["transformers", "static", "vllm"] = "transformers"
+    """`transformers`: `model.generate`; `static`: `decoding.StaticDecoder` (static KV cache,
+    device-only decode step, CUDA graphs on a GPU); `vllm`: a vLLM engine."""
     tasks_per_step: int = Field(8, gt=0)
     group_size: int = Field(8, gt=1)
     """Episodes per task (G); advantages compare episodes of the same task."""
@@ -84,7 +86,7 @@ class RolloutConfig(Section):
     max_result_chars: int = Field(2000, gt=0)
     """Tool results longer than this are cut (with a note) before the model reads them."""
     generation_batch_size: int = Field(64, gt=0)
-    """Sequences generated together (transformers backend)."""
+    """Sequences generated together (transformers and static backends)."""
 
 
 class ObjectiveConfig(Section):

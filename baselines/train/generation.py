@@ -5,6 +5,8 @@ One interface, `Generator.generate(prompts, max_new_tokens, sampling)`, two back
   model's KV cache (`model.generate`); nothing to sync, it is the trained weights;
 - `VllmGenerator`: a vLLM engine on the same model, where vLLM is installed; the policy's
   weights are loaded into it after every update (`sync`).
+A third, `decoding.StaticDecoder`, decodes the policy model with a loop of its own (static KV
+cache, CUDA graphs) and the same results as `TransformersGenerator`.
 
 Prompts are sorted by length before batching, so a batch pads little; results come back in
 the caller's order. Each continuation stops after the end-of-turn token (kept) or at

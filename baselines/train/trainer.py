@@ -35,6 +35,7 @@ from mcpgym.baselines.evaluate import TRAJECTORIES, write_summary
 from mcpgym.baselines.metrics import THRESHOLDS, summarize
 from mcpgym.baselines.train.chat import TokenSequence
 from mcpgym.baselines.train.config import TrainConfig
+from mcpgym.baselines.train.decoding import StaticDecoder
 from mcpgym.baselines.train.episodes import Episode, play
 from mcpgym.baselines.train.generation import Generator, Sampling, TransformersGenerator, VllmGenerator
 from mcpgym.baselines.train.grpo import group_advantages, grpo_loss, sequence_logprobs
@@ -160,11 +161,13 @@ class GrpoTrainer:
         (self.out / "config.json").write_text(config.model_dump_json(indent=2), encoding="utf-8")
 
     def _generator(self) -> Generator:
-        tokenizer = self.policy.tokenizer
-        if self.config.rollout.backend == "vllm":
+        tokenizer, rollout = self.policy.tokenizer, self.config.rollout
+        if rollout.backend == "vllm":
             return VllmGenerator(self.config.model.path, self.policy.chat.eos_id, seed=self.config.seed)
+        if rollout.backend == "static":
+            return StaticDecoder(self.policy.model, self.policy.chat.eos_id, tokenizer.pad_token_id, rollout.generation_batch_size)
         return TransformersGenerator(
-            self.policy.model, self.policy.chat.eos_id, tokenizer.pad_token_id, self.config.rollout.generation_batch_size
+            self.policy.model, self.policy.chat.eos_id, tokenizer.pad_token_id, rollout.generation_batch_size
         )
 
     # ------------------------------------------------------------------ the loop
