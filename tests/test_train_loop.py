@@ -130,8 +130,11 @@ def test_grpo_steps_update_the_model_write_metrics_and_checkpoints(world: dict[s
 def test_resume_reproduces_the_next_step(world: dict[str, Path], tmp_path: Path) -> None:
     straight = GrpoTrainer(config(world, tmp_path / "a"))
     straight.train()
-    first = GrpoTrainer(config(world, tmp_path / "b", "steps=1"))
+    # a run out of time stops after its first step, with a checkpoint though none was due
+    first = GrpoTrainer(config(world, tmp_path / "b", "time_limit_s=0", "save_every=100"))
     first.train()
+    assert first.step == 1
+    assert [p.name for p in (tmp_path / "b" / "checkpoints").glob("step-*")] == ["step-000001"]
     resumed = GrpoTrainer(config(world, tmp_path / "b"))
     assert resumed.step == 1
     resumed.train()

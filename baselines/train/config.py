@@ -143,6 +143,10 @@ class TrainConfig(Section):
     """0: one greedy episode per held-out task. k: k episodes per task sampled at the rollout
     temperature (the mean reward of the sampling policy, which training raises; less noisy
     on small task sets)."""
+    time_limit_s: float | None = Field(None, ge=0)
+    """Stop after the first step that ends this many seconds after `train()` began, with a
+    checkpoint (the next run with `resume` goes on from it); for jobs with a wall-clock limit.
+    The final held-out evaluation waits for the run that reaches `steps`."""
     tensorboard: bool = False
     resume: bool = True
     """Continue from the latest checkpoint in `out` when there is one."""

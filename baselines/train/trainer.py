@@ -173,21 +173,27 @@ class GrpoTrainer:
     # ------------------------------------------------------------------ the loop
 
     def train(self) -> dict[str, Any]:
-        """Run from the current step to `config.steps`; returns the last step's metrics."""
+        """Run from the current step to `config.steps` (or until `config.time_limit_s` has
+        passed: then the run stops at a checkpoint and the next one resumes there); returns
+        the last step's metrics."""
         config = self.config
         metrics: dict[str, Any] = {}
         evaluated = -1
+        deadline = None if config.time_limit_s is None else time.monotonic() + config.time_limit_s
         try:
             if config.eval_every and self.step == 0 and self.test_tasks:
                 self.evaluate()
                 evaluated = 0
             while self.step < config.steps:
                 metrics = self.train_step()
-                if self.step % config.save_every == 0 or self.step == config.steps:
+                out_of_time = deadline is not None and time.monotonic() >= deadline and self.step < config.steps
+                if self.step % config.save_every == 0 or self.step == config.steps or out_of_time:
                     self.save()
                 if config.eval_every and self.step % config.eval_every == 0 and self.test_tasks:
                     self.evaluate()
                     evaluated = self.step
+                if out_of_time:
+                    return metrics
             if metrics and self.test_tasks and evaluated != self.step:
                 self.evaluate()
         finally:
