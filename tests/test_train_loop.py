@@ -217,3 +217,17 @@ def test_sampled_evaluation_plays_k_episodes_per_held_out_task(world: dict[str, 
     for record in records:
         by_task.setdefault(record["task_id"], []).append(record["episode"])
     assert sorted(by_task.values()) == [[0, 1, 2], [0, 1, 2]]
+
+
+def test_a_jsonl_task_file_splits_by_its_split_tags(tmp_path: Path) -> None:
+    from mcpgym.baselines.train.config import TasksConfig
+    from mcpgym.baselines.train.task_sets import select_tasks
+
+    tasks = status_tasks([1001, 1002, 1003])
+    tagged = [t.model_copy(update={"tags": [*t.tags, f"split:{split}"]}) for t, split in zip(tasks, ["train", "test", "train"], strict=True)]
+    path = tmp_path / "tasks.jsonl"
+    save_tasks(tagged, path)
+    cfg = TasksConfig(train=f"{path}:train", test=f"{path}:test", max_test=None)
+    assert [t.id for t in select_tasks(cfg, "train")] == ["status-1001", "status-1003"]
+    assert [t.id for t in select_tasks(cfg, "test")] == ["status-1002"]
+    assert len(select_tasks(TasksConfig(train=str(path)), "train")) == 3

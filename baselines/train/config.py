@@ -54,7 +54,8 @@ class TasksConfig(Section):
 
     servers: list[str] = Field(default_factory=lambda: ["zendesk"])
     train: str = "synth-train"
-    """A named task set (handwritten, synth, synth-train, synth-test) or a JSONL path."""
+    """A named task set (handwritten, synth, synth-train, synth-test) or a JSONL path;
+    `PATH:train` / `PATH:test` keep the file's tasks of that split (`mcpgym synth` tags them)."""
     test: str = "synth-test"
     families: list[str] | None = None
     """Keep only tasks of these synthesized families (`family:<name>` tags)."""

@@ -9,6 +9,10 @@ from mcpgym.tasks.loader import TASK_SETS, load_tasks, named_tasks
 from mcpgym.tasks.model import Task
 
 
+SPLIT_SUFFIXES = (":train", ":test")
+"""`FILE.jsonl:train` keeps the tasks of a JSONL file tagged `split:train` (as `mcpgym synth` writes)."""
+
+
 def family_of(task: Task) -> str | None:
     for tag in task.tags:
         if tag.startswith("family:"):
@@ -25,7 +29,10 @@ def select_tasks(config: TasksConfig, split: str, seed: int = 0) -> list[Task]:
     if source in TASK_SETS:
         tasks = named_tasks(source, config.servers)
     else:
-        tasks = load_tasks(source)
+        path, _, wanted_split = source.rpartition(":") if source.endswith(SPLIT_SUFFIXES) else (source, "", "")
+        tasks = load_tasks(path)
+        if wanted_split:
+            tasks = [t for t in tasks if f"split:{wanted_split}" in t.tags]
     tasks = [t for t in tasks if set(t.servers) <= servers]
     if config.tools is not None:
         exposed = set(config.tools)
