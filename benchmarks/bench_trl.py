@@ -94,18 +94,17 @@ class Row:
     step_s: float
     generate_s: float
     rollout_s: float
+    update_s: float
+    """The step less its rollout."""
     tokens: float
     reward: float
-
-    @property
-    def update_s(self) -> float:
-        return self.step_s - self.rollout_s
 
 
 def median_row(system: str, samples: list[dict[str, float]]) -> Row:
     """The median of each measure over the timed steps."""
     keys = ("step_s", "generate_s", "rollout_s", "tokens", "reward")
-    return Row(system, **{k: statistics.median(s[k] for s in samples) for k in keys})
+    medians = {k: statistics.median(s[k] for s in samples) for k in keys}
+    return Row(system, update_s=statistics.median(s["step_s"] - s["rollout_s"] for s in samples), **medians)
 
 
 # ---------------------------------------------------------------------- our trainer
