@@ -429,7 +429,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--group", type=int, default=None, help="completions per prompt, G (default: the preset's)")
     parser.add_argument("--new-tokens", type=int, default=None, help="max new tokens per completion (default: the preset's)")
     parser.add_argument("--steps", type=int, default=3, help="timed steps per system, after one warm-up step")
-    parser.add_argument("--tasks", type=int, default=8, help="status tasks in the task set")
+    parser.add_argument("--tasks", type=int, default=None, help="status tasks in the task set (default: 8, at least --prompts)")
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     args = parser.parse_args()
     args.device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -440,8 +440,11 @@ def parse_args() -> argparse.Namespace:
     args.prompts = args.prompts or rollout.tasks_per_step
     args.group = args.group or rollout.group_size
     args.new_tokens = args.new_tokens or rollout.max_new_tokens
+    args.tasks = args.tasks or max(8, args.prompts)
     if args.steps < 1 or args.group < 2 or args.prompts < 1:
         parser.error("need --steps >= 1, --group >= 2 and --prompts >= 1")
+    if args.tasks < args.prompts:
+        parser.error("--tasks must be at least --prompts: TRL's sampler drops a batch with fewer distinct prompts")
     return args
 
 
