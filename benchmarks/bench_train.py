@@ -19,7 +19,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
@@ -27,27 +26,12 @@ import torch  # noqa: E402
 from train_support import status_tasks, zendesk_ticket_ids  # noqa: E402
 
 from mcpgym.baselines.train.config import load_config  # noqa: E402
-from mcpgym.baselines.train.generation import Sampling  # noqa: E402
+from mcpgym.baselines.train.generation import Sampling, TimedGenerator  # noqa: E402
 from mcpgym.baselines.train.tiny_model import build_model  # noqa: E402
 from mcpgym.baselines.train.trainer import GrpoTrainer, collate  # noqa: E402
 from mcpgym.tasks.loader import save_tasks  # noqa: E402
 
 
-class TimedGenerator:
-    """Counts the time spent inside generation."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.seconds = 0.0
-
-    def generate(self, prompts: list[list[int]], max_new_tokens: int, sampling: Sampling) -> list[list[int]]:
-        started = time.perf_counter()
-        out = self.inner.generate(prompts, max_new_tokens, sampling)
-        self.seconds += time.perf_counter() - started
-        return out
-
-    def sync(self, model: Any) -> None:
-        self.inner.sync(model)
 
 
 def main() -> None:

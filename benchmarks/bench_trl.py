@@ -55,7 +55,7 @@ from train_support import status_tasks, zendesk_ticket_ids  # noqa: E402
 
 from mcpgym.baselines.train.chat import ChatFormat  # noqa: E402
 from mcpgym.baselines.train.config import TrainConfig, load_config  # noqa: E402
-from mcpgym.baselines.train.generation import Sampling  # noqa: E402
+from mcpgym.baselines.train.generation import TimedGenerator  # noqa: E402
 from mcpgym.baselines.train.policy import load_policy  # noqa: E402
 from mcpgym.baselines.train.tiny_model import build_model  # noqa: E402
 from mcpgym.baselines.train.trainer import GrpoTrainer  # noqa: E402
@@ -110,22 +110,6 @@ def median_row(system: str, samples: list[dict[str, float]]) -> Row:
 # ---------------------------------------------------------------------- our trainer
 
 
-class TimedGenerator:
-    """Our generator, counting the seconds spent in it."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.seconds = 0.0
-
-    def generate(self, prompts: list[list[int]], max_new_tokens: int, sampling: Sampling) -> list[list[int]]:
-        started = time.perf_counter()
-        try:
-            return self.inner.generate(prompts, max_new_tokens, sampling)
-        finally:
-            self.seconds += time.perf_counter() - started
-
-    def sync(self, model: Any) -> None:
-        self.inner.sync(model)
 
 
 def our_config(args: argparse.Namespace, root: Path, model: Path, tasks_file: Path, max_turns: int | None, name: str) -> TrainConfig:

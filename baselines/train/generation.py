@@ -15,6 +15,7 @@ the caller's order. Each continuation stops after the end-of-turn token (kept) o
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -91,6 +92,24 @@ class TransformersGenerator:
         return out
 
 
+class TimedGenerator:
+    """Any generator, counting the seconds spent inside `generate` (for benchmarks)."""
+
+    def __init__(self, inner: Generator) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+
+    def generate(self, prompts: list[list[int]], max_new_tokens: int, sampling: Sampling) -> list[list[int]]:
+        started = time.perf_counter()
+        try:
+            return self.inner.generate(prompts, max_new_tokens, sampling)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def sync(self, model: Any) -> None:
+        self.inner.sync(model)
+
+
 class VllmGenerator:
     """Generation through vLLM (when installed); weights follow the policy through `sync`."""
 
@@ -132,4 +151,4 @@ class VllmGenerator:
         return [cut_at_eos(list(r.outputs[0].token_ids), self.eos_id) for r in results]
 
 
-__all__ = ["Generator", "Sampling", "TransformersGenerator", "VllmGenerator", "cut_at_eos"]
+__all__ = ["Generator", "Sampling", "TimedGenerator", "TransformersGenerator", "VllmGenerator", "cut_at_eos"]
