@@ -169,6 +169,21 @@ def test_overlong_episodes_contribute_no_gradient(world: dict[str, Path], tmp_pa
     assert all(torch.equal(before[n], after[n]) for n in before)
 
 
+def test_running_out_of_turns_is_a_scored_failure_not_overlong(world: dict[str, Path]) -> None:
+    # Only token budgets make an episode overlong (its loss masked); an agent that loops until
+    # the turn budget ends it has failed, and training must see that failure.
+    chat = load_policy(config(world, world["root"] / "unused").model).chat
+    [task] = status_tasks([1234])
+    looping = ["<tool_call>{\"name\": \"get_ticket\", \"arguments\": {\"ticket_id\": 1}}</tool_call>"]
+    env = make_env(["zendesk"], tasks=[task], tools=["get_ticket"], max_turns=2)
+    [episode] = play([env], [task], [0], ScriptedGenerator(chat, looping), chat, Sampling(), 64, 100_000)
+    assert episode.truncated and episode.turns == 2 and not episode.overlong
+    assert episode.reward < 0.5
+    env = make_env(["zendesk"], tasks=[task], tools=["get_ticket"], max_turns=8)
+    [cut] = play([env], [task], [0], ScriptedGenerator(chat, looping), chat, Sampling(), 64, len(episode.tokens) + 40)
+    assert cut.overlong and cut.turns < 8  # the total-token budget cut it
+
+
 def test_config_presets_files_and_overrides(tmp_path: Path) -> None:
     path = tmp_path / "run.toml"
     path.write_text('preset = "gpu-small"\nsteps = 7\n[rollout]\ngroup_size = 4\n')

@@ -5,7 +5,9 @@ share a world). Every round, the episodes still running are generated for togeth
 turn's text goes to its environment as the action, the tool results and next user turn come
 back, and their tokens are appended to the episode's sequence. An episode ends when its
 environment says so (answered, or out of turns or calls) or when its next turn would not fit
-in `max_total_tokens`; an episode cut that way is scored as it stands and marked `overlong`.
+in `max_total_tokens`; an episode cut that way is scored as it stands and marked `overlong`,
+as is one with a turn cut at `max_new_tokens`. Only those token budgets make an episode
+overlong: one that runs out of turns or calls has failed at the task, and its score says so.
 """
 
 from __future__ import annotations
@@ -146,6 +148,7 @@ def _cut(run: Running) -> None:
     env = run.env.unwrapped
     env.trajectory.finished = False
     breakdown = env.score()
+    run.episode.overlong = True
     _finish(run, breakdown.reward, {"reward_breakdown": breakdown.model_dump()}, False, True)
 
 
@@ -156,7 +159,6 @@ def _finish(run: Running, reward: float, info: dict[str, Any], terminated: bool,
     episode.breakdown = info.get("reward_breakdown") or {}
     episode.terminated = terminated
     episode.truncated = truncated
-    episode.overlong = episode.overlong or truncated
     episode.calls = len(trajectory.calls)
     episode.invalid_calls = sum(1 for c in trajectory.calls if c.status in ("malformed", "rejected"))
     episode.messages = run.observation["messages"]
