@@ -106,7 +106,8 @@ class ObjectiveConfig(Section):
     loss_aggregation: Literal["token-mean", "sequence-mean"] = "token-mean"
     """token-mean: every model token of the batch weighs the same; sequence-mean: every episode."""
     mask_truncated: bool = True
-    """Overlong filtering: episodes cut by a budget contribute no gradient."""
+    """Overlong filtering: episodes cut by a token budget (`max_total_tokens`, or a turn at
+    `max_new_tokens`) contribute no gradient; running out of turns or calls is trained on."""
 
 
 class OptimConfig(Section):

@@ -37,7 +37,8 @@ class Episode:
     terminated: bool = False
     truncated: bool = False
     overlong: bool = False
-    """Cut by a budget (turns, calls, tokens, or a turn that hit `max_new_tokens`)."""
+    """Cut by a token budget (`max_total_tokens`, or a turn that hit `max_new_tokens`); running
+    out of turns or calls is `truncated` but not overlong."""
     turns: int = 0
     calls: int = 0
     invalid_calls: int = 0
