@@ -160,6 +160,17 @@ class TrainConfig(Section):
     optim: OptimConfig = Field(default_factory=OptimConfig)
     sft: SftConfig = Field(default_factory=SftConfig)
 
+    def env_options(self) -> dict[str, Any]:
+        """The environment limits every episode of the run is played under (rollouts,
+        evaluation, the SFT oracle): `make_env` keyword arguments."""
+        rollout = self.rollout
+        return {
+            "max_turns": rollout.max_turns,
+            "max_calls": rollout.max_calls,
+            "max_result_chars": rollout.max_result_chars,
+            "tools": self.tasks.tools,
+        }
+
 
 PRESETS: dict[str, dict[str, Any]] = {
     "tiny-cpu": {

@@ -61,16 +61,7 @@ def train_sft(config: TrainConfig, policy: Policy | None = None, out: str | Path
     if sft.max_tasks is not None:
         tasks = tasks[: sft.max_tasks]
     policy = policy or load_policy(config.model, build_tasks=tasks)
-    sequences = oracle_sequences(
-        tasks,
-        config.tasks.servers,
-        policy.chat,
-        rollout.max_total_tokens,
-        max_turns=rollout.max_turns,
-        max_calls=rollout.max_calls,
-        max_result_chars=rollout.max_result_chars,
-        tools=config.tasks.tools,
-    )
+    sequences = oracle_sequences(tasks, config.tasks.servers, policy.chat, rollout.max_total_tokens, **config.env_options())
     if not sequences:
         raise ValueError("no oracle trajectory fits in rollout.max_total_tokens; raise it or pick other tasks")
     torch.manual_seed(config.seed)

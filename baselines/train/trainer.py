@@ -142,15 +142,7 @@ class GrpoTrainer:
         self.generator = self._generator()
         rollout = config.rollout
         self.envs: list[McpEnv] = [
-            make_env(
-                config.tasks.servers,
-                tasks=self.train_tasks,
-                max_turns=rollout.max_turns,
-                max_calls=rollout.max_calls,
-                max_result_chars=rollout.max_result_chars,
-                reward=config.tasks.reward,
-                tools=config.tasks.tools,
-            )
+            make_env(config.tasks.servers, tasks=self.train_tasks, reward=config.tasks.reward, **config.env_options())
             for _ in range(rollout.tasks_per_step * rollout.group_size)
         ]
         self.step = 0
