@@ -337,10 +337,7 @@ def time_trl(args: argparse.Namespace, root: Path, tasks: list[Task], config: Tr
     )
     for callback in (PrinterCallback, ProgressCallback):
         trainer.remove_callback(callback)
-    env = McpEnv(servers=SERVERS, tasks=tasks, tools=TOOLS)
-    observation, _ = env.reset(options={"task": tasks[0]})
-    env.close()
-    ours = policy.chat.prompt(observation["messages"], observation["tools"])
+    ours = policy.chat.encode(prompts[0])  # what our trainer feeds: ChatFormat.prompt of that observation
     same_prompt = list(trainer.processing_class(text=[prompts[0]])["input_ids"][0]) == ours
 
     seconds: dict[str, list[float]] = defaultdict(list)

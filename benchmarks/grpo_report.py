@@ -14,15 +14,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("mean reward", "mean_reward"),
-    ("pass@0.5", "pass_rate.0.5"),
-    ("pass@0.75", "pass_rate.0.75"),
-    ("pass@1.0", "pass_rate.1.0"),
-    ("coverage", "components.coverage"),
-    ("finish rate", "finish_rate"),
-    ("calls per task", "calls_per_episode"),
+COLUMNS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("mean reward", ("mean_reward",)),
+    ("pass@0.5", ("pass_rate", "0.5")),
+    ("pass@0.75", ("pass_rate", "0.75")),
+    ("pass@1.0", ("pass_rate", "1.0")),
+    ("coverage", ("components", "coverage")),
+    ("finish rate", ("finish_rate",)),
+    ("calls per task", ("calls_per_episode",)),
 )
+"""Label and key path in a summary block of the eval harness."""
 
 
 def summary(run: Path, last: bool) -> tuple[int, dict[str, Any]]:
@@ -34,19 +35,18 @@ def summary(run: Path, last: bool) -> tuple[int, dict[str, Any]]:
     return int(folder.name.removeprefix("step-")), json.loads((folder / "summary.json").read_text("utf-8"))
 
 
-def value(block: dict[str, Any], key: str) -> float | None:
-    """`key` ("a.b.c") looked up in `block`; the last part may itself contain dots (0.5)."""
-    head, _, rest = key.partition(".")
-    if not rest:
-        return block.get(head)
-    inner = block.get(head) or {}
-    return inner.get(rest) if rest in inner else value(inner, rest)
+def value(block: dict[str, Any], path: tuple[str, ...]) -> float | None:
+    """The number at `path` in `block` (None where a key is missing or null)."""
+    found: Any = block
+    for key in path:
+        found = found.get(key) if isinstance(found, dict) else None
+    return found
 
 
 def rows(name: str, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     out = []
-    for label, key in COLUMNS:
-        a, b = value(before, key), value(after, key)
+    for label, path in COLUMNS:
+        a, b = value(before, path), value(after, path)
         if a is None or b is None:
             continue
         out.append(f"| {name} | {label} | {a:.3f} | {b:.3f} | {b - a:+.3f} |")
