@@ -16,6 +16,12 @@ from mcpgym.servers.kernel.session import ToolResult, ToolSession
 from mcpgym.servers.kernel.tools import ToolSpec
 
 
+def public_tool_name(server: str, tool: str, prefixed: bool) -> str:
+    """The name an agent sees for `tool` of `server`: `server_tool` when several servers are
+    mounted together (`prefixed`), else the tool's own name."""
+    return f"{server}_{tool}" if prefixed else tool
+
+
 class Toolbox:
     """Sessions of several servers, reset together, called by (possibly prefixed) tool name."""
 
@@ -40,7 +46,7 @@ class Toolbox:
 
     def public_name(self, server: str, tool: str) -> str:
         """The name the agent sees for `tool` of `server`."""
-        return f"{server}_{tool}" if self.prefixed else tool
+        return public_tool_name(server, tool, self.prefixed)
 
     def route(self, name: str) -> tuple[str, str] | None:
         """(server, tool) behind a public name, or None."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from mcpgym.baselines.train.config import TasksConfig
+from mcpgym.envs.toolbox import public_tool_name
 from mcpgym.tasks.loader import TASK_SETS, load_tasks, named_tasks
 from mcpgym.tasks.model import Task
 
@@ -37,11 +38,7 @@ def select_tasks(config: TasksConfig, split: str, seed: int = 0) -> list[Task]:
     if config.tools is not None:
         exposed = set(config.tools)
         prefixed = len(config.servers) > 1
-        tasks = [
-            t
-            for t in tasks
-            if all((f"{c.server or t.servers[0]}_{c.tool}" if prefixed else c.tool) in exposed for c in t.calls)
-        ]
+        tasks = [t for t in tasks if all(public_tool_name(c.server or t.servers[0], c.tool, prefixed) in exposed for c in t.calls)]
     if config.families is not None:
         wanted = set(config.families)
         tasks = [t for t in tasks if family_of(t) in wanted]
