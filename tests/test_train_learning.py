@@ -11,9 +11,10 @@ model, with two seeds, must raise the held-out reward of the sampling policy (`e
 with the run's seed) in both runs, and on average by more than twice the two gains'
 difference.
 
-From a single 12-epoch SFT run of the same recipe, GRPO at these settings loses held-out
-reward instead (the copy slips more, and stray tokens appear where the digits go); that
-warm start and what was tried on it are in docs/training.md.
+The warm start is pinned (SFT seed 0): from a single 12-epoch SFT run, or from the same two
+runs with SFT seed 1, GRPO at these settings loses held-out reward instead (the copy slips
+more, and stray tokens appear where the digits go). Those warm starts and what was tried
+on them are in docs/training.md.
 
 The reward is the `process-only` preset: it scores the calls (the copied id), so every
 group's reward differences come from the skill being learnt. Under the `dense` preset the
