@@ -36,6 +36,7 @@ torch = pytest.importorskip("torch", reason="the train extra (torch) is part of 
 from train_support import status_tasks  # noqa: E402
 
 from mcpgym.baselines.train.config import load_config  # noqa: E402
+from mcpgym.baselines.train.run_log import read_metrics  # noqa: E402
 from mcpgym.baselines.train.sft import train_sft  # noqa: E402
 from mcpgym.baselines.train.tiny_model import build_model  # noqa: E402
 from mcpgym.baselines.train.trainer import GrpoTrainer  # noqa: E402
@@ -97,8 +98,7 @@ def test_grpo_raises_held_out_reward_over_seed_noise(tmp_path: Path) -> None:
     for seed in SEEDS:
         out = tmp_path / f"grpo-{seed}"
         GrpoTrainer(load_config(preset="tiny-cpu", overrides=overrides(tmp_path, model, out, f"seed={seed}", *grpo))).train()
-        evals = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-        evals = [row for row in evals if row["phase"] == "eval"]
+        evals = [row for row in read_metrics(out) if row["phase"] == "eval"]
         assert [row["step"] for row in evals] == [0, GRPO_STEPS]
         before.append(evals[0]["mean_reward"])
         after.append(evals[-1]["mean_reward"])
