@@ -8,20 +8,55 @@ Structured (OpenAI chat format): a dict `{"role": "assistant", "content": ..., "
 [{"id": ..., "type": "function", "function": {"name": ..., "arguments": "<JSON>"}}]}`.
 
 Nothing here raises on bad input: problems come back as `errors`, which the environment
-answers in the observation.
+answers in the observation. Parsing is linear in the action, whose length is bounded
+(`max_chars`), and every JSON value in it is bounded in depth and size (`mcpgym.envs.limits`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
-import re
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
-THINKING = re.compile(r"<think>.*?</think>", re.DOTALL)
+from mcpgym.envs.limits import (
+    DEFAULT_MAX_ACTION_CHARS,
+    MAX_CALLS_PER_TURN,
+    MAX_JSON_DEPTH,
+    MAX_MESSAGE_DEPTH,
+    json_problem,
+    load_json,
+)
+
+CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 FORMAT_HINT = 'Write each call as <tool_call>{"name": "<tool>", "arguments": {...}}</tool_call>.'
+
+
+def tagged_spans(text: str, opener: str, closer: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every `opener ... closer` block, leftmost first, each closed by the
+    first `closer` after its opener, without overlaps (what the regex `opener(.*?)closer`
+    with DOTALL finds), in one left-to-right scan: once an opener has no closer after it,
+    no later one has either."""
+    position = 0
+    while (start := text.find(opener, position)) != -1:
+        close = text.find(closer, start + len(opener))
+        if close == -1:
+            return
+        position = close + len(closer)
+        yield start, position
+
+
+def strip_spans(text: str, opener: str, closer: str) -> str:
+    """`text` without its `opener ... closer` blocks (see `tagged_spans`)."""
+    kept, position = [], 0
+    for start, end in tagged_spans(text, opener, closer):
+        kept.append(text[position:start])
+        position = end
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 @dataclass(frozen=True)
@@ -53,19 +88,46 @@ class ParsedTurn:
     @property
     def answer(self) -> str:
         """The visible text of the turn, without `<think>` blocks."""
-        return THINKING.sub("", self.content).strip()
+        return strip_spans(self.content, THINK_OPEN, THINK_CLOSE).strip()
 
 
-def parse_action(action: Any, new_id: Callable[[], str]) -> ParsedTurn:
-    """Read an action in either documented form; `new_id` mints ids for text tool calls."""
+def parse_action(
+    action: Any, new_id: Callable[[], str], max_chars: int = DEFAULT_MAX_ACTION_CHARS
+) -> ParsedTurn:
+    """Read an action in either documented form; `new_id` mints ids for text tool calls.
+
+    An action longer than `max_chars` (see `mcpgym.envs.limits.DEFAULT_MAX_ACTION_CHARS`)
+    is not read: it comes back as one error and no calls, its text cut to `max_chars`.
+    """
     if isinstance(action, str):
+        if len(action) > max_chars:
+            return _refused(
+                f"format_error: the action has {len(action):,} characters, more than the limit of {max_chars:,}; "
+                "it was not executed. Send shorter turns.",
+                action[:max_chars] + f"... [cut: {len(action) - max_chars:,} characters over the limit]",
+            )
         return _parse_text(action, new_id)
     if isinstance(action, dict):
+        problem = json_problem(action, MAX_MESSAGE_DEPTH, max_chars, "the action")
+        if problem is not None:
+            return _refused(f"format_error: {problem}; it was not executed.")
         return _parse_message(action, new_id)
-    error = CallError(
+    return _refused(
         f"format_error: an action must be a string or an assistant message dict, got {type(action).__name__}"
     )
-    return ParsedTurn(content="", errors=[error], message={"role": "assistant", "content": ""})
+
+
+def _refused(error: str, content: str = "") -> ParsedTurn:
+    """A turn that is not read at all: one error, no calls."""
+    return ParsedTurn(content="", errors=[CallError(error)], message={"role": "assistant", "content": content})
+
+
+def _too_many_calls(content: str) -> ParsedTurn:
+    return _refused(
+        f"format_error: the action holds more than {MAX_CALLS_PER_TURN} tool calls; it was not executed. "
+        "Make fewer calls per turn.",
+        content,
+    )
 
 
 def _decode_call(raw: Any, where: str) -> tuple[str, dict[str, Any]] | str:
@@ -78,33 +140,44 @@ def _decode_call(raw: Any, where: str) -> tuple[str, dict[str, Any]] | str:
     arguments = raw.get("arguments", raw.get("parameters", {}))
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
+            arguments = load_json(arguments, MAX_JSON_DEPTH) if arguments.strip() else {}
         except json.JSONDecodeError as err:
             return f"format_error: arguments of {name} are not valid JSON ({err.msg} at char {err.pos})."
+        except ValueError as err:
+            return f"format_error: arguments of {name} are refused: {err}."
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
         return f"format_error: arguments of {name} must be a JSON object, got {type(arguments).__name__}."
+    problem = json_problem(arguments, MAX_JSON_DEPTH, sys.maxsize, f"the arguments of {name}")
+    if problem is not None:
+        return f"format_error: {problem}."
     return name, arguments
 
 
 def _parse_text(text: str, new_id: Callable[[], str]) -> ParsedTurn:
+    spans = list(itertools.islice(tagged_spans(text, CALL_OPEN, CALL_CLOSE), MAX_CALLS_PER_TURN + 1))
+    if len(spans) > MAX_CALLS_PER_TURN:
+        return _too_many_calls(text)
     calls: list[ToolCall] = []
     errors: list[CallError] = []
-    for number, block in enumerate(TOOL_CALL.findall(text), start=1):
+    for number, (start, end) in enumerate(spans, start=1):
         where = f"tool call {number}"
+        block = text[start + len(CALL_OPEN) : end - len(CALL_CLOSE)]
         try:
-            decoded = _decode_call(json.loads(block), where)
+            decoded = _decode_call(load_json(block, MAX_JSON_DEPTH + 1), where)
         except json.JSONDecodeError as err:
             decoded = f"format_error: {where} is not valid JSON ({err.msg} at char {err.pos}). {FORMAT_HINT}"
+        except ValueError as err:
+            decoded = f"format_error: {where} is refused: {err}. {FORMAT_HINT}"
         if isinstance(decoded, str):
             errors.append(CallError(decoded))
         else:
             calls.append(ToolCall(id=new_id(), name=decoded[0], arguments=decoded[1]))
-    content = TOOL_CALL.sub("", text)
-    if "<tool_call>" in content or "</tool_call>" in content:
+    content = strip_spans(text, CALL_OPEN, CALL_CLOSE) if spans else text
+    if CALL_OPEN in content or CALL_CLOSE in content:
         errors.append(CallError(f"format_error: a <tool_call> tag is not closed or not opened. {FORMAT_HINT}"))
-        content = content.replace("<tool_call>", "").replace("</tool_call>", "")
+        content = content.replace(CALL_OPEN, "").replace(CALL_CLOSE, "")
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
         message["tool_calls"] = [_openai_call(call) for call in calls]
@@ -112,17 +185,20 @@ def _parse_text(text: str, new_id: Callable[[], str]) -> ParsedTurn:
 
 
 def _parse_message(action: dict[str, Any], new_id: Callable[[], str]) -> ParsedTurn:
+    """A message dict whose values `json_problem` has bounded."""
     content = action.get("content") or ""
     if not isinstance(content, str):
         content = json.dumps(content)
+    if action.get("role", "assistant") != "assistant":
+        return _refused(f"format_error: the action's role must be 'assistant', got {action.get('role')!r}", content)
     calls: list[ToolCall] = []
     errors: list[CallError] = []
-    if action.get("role", "assistant") != "assistant":
-        errors.append(CallError(f"format_error: the action's role must be 'assistant', got {action.get('role')!r}"))
     raw_calls = action.get("tool_calls") or []
     if not isinstance(raw_calls, list):
         errors.append(CallError("format_error: 'tool_calls' must be a list"))
         raw_calls = []
+    if len(raw_calls) > MAX_CALLS_PER_TURN:
+        return _too_many_calls(content)
     recorded: list[dict[str, Any]] = []
     for number, raw in enumerate(raw_calls, start=1):
         call_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None

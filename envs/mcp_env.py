@@ -11,15 +11,20 @@ answers the current user request; the next request is then revealed, or the epis
 from __future__ import annotations
 
 import itertools
-
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 
 from mcpgym.envs.actions import FORMAT_HINT, ParsedTurn, ToolCall, parse_action
+from mcpgym.envs.frozen import FrozenDict, FrozenList, freeze
+from mcpgym.envs.limits import DEFAULT_MAX_ACTION_CHARS
+from mcpgym.envs.options import EnvOptions, ResetOptions, checked
+from mcpgym.envs.scoring import RewardFn, as_breakdown, make_reward
+from mcpgym.envs.shared_memory import ConversationChannels  # noqa: F401  (async vector envs' transport for our spaces)
 from mcpgym.envs.spaces import AssistantTurn, Conversation, ToolList
 from mcpgym.envs.toolbox import Toolbox
 from mcpgym.envs.trajectory import CallRecord, Trajectory, status_of_error
@@ -43,19 +48,6 @@ FINISH_SCHEMA = {
     },
 }
 
-RewardFn = Callable[[Task, Trajectory], Any]
-"""(task, trajectory) -> an object with `.reward` and `.model_dump()`, e.g. `mcpgym.rewards.Rewarder`."""
-
-
-def make_reward(reward: str | RewardFn) -> RewardFn:
-    """A preset name of `mcpgym.rewards` (dense, outcome-only, process-only) or a callable."""
-    if callable(reward):
-        return reward
-    from mcpgym.rewards.compose import Rewarder
-
-    return Rewarder(reward)  # type: ignore[arg-type]
-
-
 class McpEnv(gym.Env[dict[str, Any], Any]):
     """A multi-turn tool-use episode over live MCP server sessions."""
 
@@ -68,38 +60,51 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         max_turns: int = 24,
         max_calls: int = 48,
         max_result_chars: int = 16_000,
+        max_action_chars: int = DEFAULT_MAX_ACTION_CHARS,
         reward: str | RewardFn = "dense",
         shaping: bool = False,
         render_mode: str | None = None,
         tools: Sequence[str] | None = None,
     ) -> None:
         """`tools`: expose only these tools (public names; default all), e.g. to keep a small
-        model's prompt short; tasks whose ground truth needs another tool are refused."""
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.toolbox = Toolbox(list(servers), tools=tools)
-        if tasks is None:
-            self.tasks = shipped_tasks(self.toolbox.servers)
-        elif isinstance(tasks, str) and tasks in TASK_SETS:
-            self.tasks = named_tasks(tasks, self.toolbox.servers)
-        elif isinstance(tasks, str | Path):
-            self.tasks = load_tasks(tasks)
-        else:
-            self.tasks = list(tasks)
+        model's prompt short; tasks whose ground truth needs another tool are refused.
+        `max_action_chars`: longer actions are answered with a `format_error` and not run.
+        Every option is checked (`mcpgym.envs.options.EnvOptions`): a wrong type or value is
+        a `ValueError` that names it."""
+        options = checked(
+            EnvOptions,
+            {
+                "servers": list(servers) if isinstance(servers, list | tuple) else servers,
+                "tasks": tasks if tasks is None or isinstance(tasks, str | Path) else list(tasks),
+                "max_turns": max_turns,
+                "max_calls": max_calls,
+                "max_result_chars": max_result_chars,
+                "max_action_chars": max_action_chars,
+                "reward": reward,
+                "shaping": shaping,
+                "render_mode": render_mode,
+                "tools": list(tools) if isinstance(tools, list | tuple) else tools,
+            },
+            "environment options",
+        )
+        self.toolbox = Toolbox(options.servers, tools=options.tools)
+        self.tasks = self._load_tasks(options.tasks)
         for task in self.tasks:
             self._check_task(task)
-        self.max_turns = max_turns
-        self.max_calls = max_calls
-        self.max_result_chars = max_result_chars
-        self.reward_fn = make_reward(reward)
-        self.shaping = shaping
-        self.render_mode = render_mode
-        tools = [*self.toolbox.schemas(), FINISH_SCHEMA]
+        self.max_turns = options.max_turns
+        self.max_calls = options.max_calls
+        self.max_result_chars = options.max_result_chars
+        self.max_action_chars = options.max_action_chars
+        self.reward_fn = make_reward(options.reward)
+        self.shaping = options.shaping
+        self.render_mode = options.render_mode
+        tools = freeze([*self.toolbox.schemas(), FINISH_SCHEMA])
         self.observation_space = spaces.Dict({"messages": Conversation(), "tools": ToolList(tools)})
         self.action_space = AssistantTurn([t["function"]["name"] for t in tools])
-        self._tools = tools
+        self._tools: FrozenList = tools
         self._system = self._system_prompt()
-        self._messages: list[dict[str, Any]] = []
+        self._messages: list[FrozenDict] = []
+        self._ended = False
         self.task: Task | None = None
 
     # ------------------------------------------------------------------ episode
@@ -107,34 +112,43 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start an episode on `options["task"]` (a Task, task id or index) or a seeded pick."""
+        """Start an episode on `options["task"]` (a Task, task id or index) or a seeded pick.
+        `task` is the only option; anything else is a `ValueError`."""
+        choice = checked(ResetOptions, options if options is not None else {}, "reset options").task
+        chosen = self._pick_task(choice) if choice is not None else None
         super().reset(seed=seed)
-        self.task = self._pick_task((options or {}).get("task"))
+        self.task = chosen or self._seeded_task()
         self.toolbox.reset(self.task.seed)
         self._ids = itertools.count(1)
         self._turn = 0
         self._steps = 0
+        self._budget_used = 0
+        self._ended = False
         self.trajectory = Trajectory(task_id=self.task.id)
+        self._call_dumps: list[FrozenDict] = []
         self._errors: list[str] = []
         self._shaped = 0.0
         self._rendered = 0
-        self._messages = [
-            {"role": "system", "content": self._system},
-            {"role": "user", "content": self.task.turns[0].user},
-        ]
+        self._messages = []
+        self._add_message({"role": "system", "content": self._system})
+        self._add_message({"role": "user", "content": self.task.turns[0].user})
         return self._observation(), {"task_id": self.task.id, "turn": 0, "turns": len(self.task.turns)}
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Run one assistant turn. Raises `gymnasium.error.ResetNeeded` before the first
+        `reset` and once the episode has ended (terminated or truncated), changing nothing."""
         if self.task is None:
-            raise RuntimeError("call reset() before step()")
+            raise ResetNeeded("call reset() before step()")
+        if self._ended:
+            raise ResetNeeded("the episode has ended (terminated or truncated); call reset() before step()")
         self._steps += 1
         self.trajectory.steps = self._steps
-        parsed = parse_action(action, lambda: f"call_{next(self._ids)}")
-        self._messages.append(parsed.message)
+        parsed = parse_action(action, lambda: f"call_{next(self._ids)}", self.max_action_chars)
+        self._add_message(parsed.message)
         for error in parsed.errors:
             self._errors.append(error.message)
-            self._messages.append(self._error_message(error.message, error.call_id))
-            self.trajectory.calls.append(CallRecord(turn=self._turn, tool="", status="malformed", error=error.message))
+            self._add_message(self._error_message(error.message, error.call_id))
+            self._record(CallRecord(turn=self._turn, tool="", status="malformed", error=error.message))
         finished, truncated = self._run_calls(parsed)
         answered = finished is not None or (not parsed.calls and not parsed.errors)
         terminated = False
@@ -142,7 +156,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
             self.trajectory.answers.append(finished if finished is not None else parsed.answer)
             self._turn += 1
             if self._turn < len(self.task.turns):
-                self._messages.append({"role": "user", "content": self.task.turns[self._turn].user})
+                self._add_message({"role": "user", "content": self.task.turns[self._turn].user})
             else:
                 terminated = True
         if not terminated and self._steps >= self.max_turns:
@@ -150,29 +164,30 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         info: dict[str, Any] = {
             "task_id": self.task.id,
             "turn": self._turn,
-            "calls": [call.model_dump() for call in self.trajectory.calls],
-            "errors": list(self._errors),
+            "calls": FrozenList(self._call_dumps),
+            "errors": FrozenList(self._errors),
         }
         reward = 0.0
-        ended = terminated or truncated
-        if ended or (self.shaping and answered):
+        self._ended = terminated or truncated
+        if self._ended or (self.shaping and answered):
             self.trajectory.finished = terminated
-            breakdown = self.score()
+            breakdown = as_breakdown(self.score())
             info["reward_breakdown"] = breakdown.model_dump()
             if self.shaping:
                 reward, self._shaped = breakdown.reward - self._shaped, breakdown.reward
             else:
                 reward = breakdown.reward
-        if ended:
+        if self._ended:
             info["state_diff"] = [change.model_dump() for change in self.trajectory.changes]
             info["answers"] = list(self.trajectory.answers)
         return self._observation(), float(reward), terminated, truncated, info
 
     def score(self) -> Any:
         """The reward breakdown of the episode so far: the trajectory with the state's current
-        row changes, through the reward function (what `step` pays at the end)."""
+        row changes, through the reward function (what `step` pays at the end), as the
+        function returned it (see `mcpgym.envs.scoring` for the forms it may take)."""
         if self.task is None:
-            raise RuntimeError("call reset() before score()")
+            raise ResetNeeded("call reset() before score()")
         self.trajectory.changes = observed_changes(self.toolbox.diff())
         return self.reward_fn(self.task, self.trajectory)
 
@@ -190,13 +205,16 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
     # ------------------------------------------------------------------ internals
 
     def _run_calls(self, parsed: ParsedTurn) -> tuple[str | None, bool]:
-        """Execute the turn's calls in order; returns (finish answer or None, truncated)."""
+        """Execute the turn's calls in order; returns (finish answer or None, truncated).
+        Once the call budget is spent, every further call of the turn is answered (and
+        recorded as rejected) with `budget_exceeded`; `finish` is never refused."""
         finished: str | None = None
+        over_budget = False
         for call in parsed.calls:
             if call.name == FINISH:
                 answer = call.arguments.get("answer", "")
                 finished = "\n".join(p for p in (parsed.answer, str(answer)) if p)
-                self._messages.append(self._tool_message(call, "ok"))
+                self._add_message(self._tool_message(call, "ok"))
                 continue
             route = self.toolbox.route(call.name)
             record = CallRecord(
@@ -207,21 +225,32 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 arguments=call.arguments,
                 status="ok",
             )
-            if sum(c.status != "malformed" for c in self.trajectory.calls) >= self.max_calls:
-                message = f"budget_exceeded: the episode's limit of {self.max_calls} tool calls is reached"
+            if self._budget_used >= self.max_calls:
+                over_budget = True
+                message = f"budget_exceeded: the episode's limit of {self.max_calls} tool calls is reached; this call was not run"
                 self._errors.append(message)
-                self._messages.append(self._tool_message(call, message))
-                self.trajectory.calls.append(record.model_copy(update={"status": "rejected", "error": message}))
-                return finished, True
+                self._add_message(self._tool_message(call, message))
+                self._record(record.model_copy(update={"status": "rejected", "error": message}))
+                continue
+            self._budget_used += 1
             result = self.toolbox.call(call.name, call.arguments)
             if result.ok:
                 record.result = result.data
             else:
                 record.status, record.error = status_of_error(result.error or ""), result.error
                 self._errors.append(result.error or "")
-            self.trajectory.calls.append(record)
-            self._messages.append(self._tool_message(call, self._truncate(result.text)))
-        return finished, False
+            self._record(record)
+            self._add_message(self._tool_message(call, self._truncate(result.text)))
+        return finished, over_budget
+
+    def _record(self, record: CallRecord) -> None:
+        """Add a call to the trajectory, and its dump (made once) to what `info` shows."""
+        self.trajectory.calls.append(record)
+        self._call_dumps.append(freeze(record.model_dump()))
+
+    def _add_message(self, message: dict[str, Any]) -> None:
+        """Append a message to the conversation, read-only: observations share it."""
+        self._messages.append(freeze(message))
 
     def _truncate(self, text: str) -> str:
         if len(text) <= self.max_result_chars:
@@ -240,22 +269,46 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         return {"role": "user", "content": text}
 
     def _observation(self) -> dict[str, Any]:
-        return {"messages": list(self._messages), "tools": self._tools}
+        """The conversation so far and the tools: read-only values shared with the history,
+        so a step copies only the list of references to the messages."""
+        return {"messages": FrozenList(self._messages), "tools": self._tools}
 
-    def _pick_task(self, choice: Task | str | int | None) -> Task:
+    def _load_tasks(self, tasks: str | Path | list[Task] | None) -> list[Task]:
+        if tasks is None:
+            return shipped_tasks(self.toolbox.servers)
+        if isinstance(tasks, list):
+            return tasks
+        if isinstance(tasks, str) and tasks in TASK_SETS:
+            return named_tasks(tasks, self.toolbox.servers)
+        if not Path(tasks).is_file():
+            raise ValueError(
+                f"tasks={str(tasks)!r} is neither a shipped task set ({', '.join(TASK_SETS)}) nor a JSONL file"
+            )
+        return load_tasks(tasks)
+
+    def _seeded_task(self) -> Task:
+        self._require_tasks()
+        return self.tasks[int(self.np_random.integers(len(self.tasks)))]
+
+    def _require_tasks(self) -> None:
+        if not self.tasks:
+            raise ValueError(f"no tasks for servers {list(self.toolbox.servers)}; pass tasks=... or options={{'task': ...}}")
+
+    def _pick_task(self, choice: Task | str | int) -> Task:
+        """The task `options["task"]` names: a Task (checked against the mounted servers and
+        tools), a task id or an index into this env's tasks."""
         if isinstance(choice, Task):
             self._check_task(choice)
             return choice
-        if not self.tasks:
-            raise ValueError(f"no tasks for servers {list(self.toolbox.servers)}; pass tasks=... or options={{'task': ...}}")
+        self._require_tasks()
         if isinstance(choice, str):
             for task in self.tasks:
                 if task.id == choice:
                     return task
-            raise KeyError(f"no task with id {choice!r} among {len(self.tasks)} tasks")
-        if isinstance(choice, int):
-            return self.tasks[choice]
-        return self.tasks[int(self.np_random.integers(len(self.tasks)))]
+            raise KeyError(f"no task with id {choice[:200]!r} among {len(self.tasks)} tasks")
+        if not 0 <= choice < len(self.tasks):
+            raise ValueError(f"task index {choice} is out of range: this env has {len(self.tasks)} tasks (0 to {len(self.tasks) - 1})")
+        return self.tasks[choice]
 
     def _check_task(self, task: Task) -> None:
         missing = set(task.servers) - set(self.toolbox.servers)

@@ -1,7 +1,8 @@
 """Gymnasium spaces for conversations: the observation is a chat, the action an assistant turn.
 
 Both are custom `gymnasium.Space`s: `contains` checks the structure, `sample` draws seeded
-examples, and vector envs batch them as tuples (Gymnasium's rule for custom spaces).
+examples, and vector envs batch them as tuples (Gymnasium's rule for custom spaces). The async
+vector env moves them between processes through `mcpgym.envs.shared_memory`.
 """
 
 from __future__ import annotations

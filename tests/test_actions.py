@@ -96,3 +96,15 @@ def test_no_text_makes_the_parser_raise(text: str) -> None:
 def test_no_dict_makes_the_parser_raise(action: dict[str, object]) -> None:
     turn = parse(action)
     assert all(isinstance(c.arguments, dict) for c in turn.calls)
+
+
+def test_a_message_with_another_role_is_refused_whole() -> None:
+    turn = parse({"role": "user", "content": "hi", "tool_calls": [{"id": "a", "function": {"name": "get_ticket", "arguments": "{}"}}]})
+    assert turn.calls == [] and len(turn.errors) == 1 and "role must be 'assistant'" in turn.errors[0].message
+
+
+def test_blocks_close_at_the_first_closer_and_nest_nothing() -> None:
+    turn = parse('<tool_call>{"name": "a"<tool_call>}</tool_call> x <think>a<think>b</think>c</think> y</tool_call>')
+    assert turn.calls == [] and "not valid JSON" in turn.errors[0].message
+    assert "not closed or not opened" in turn.errors[1].message
+    assert turn.content == "x <think>a<think>b</think>c</think> y" and turn.answer == "x c</think> y"

@@ -127,8 +127,10 @@ def test_call_budget_truncates() -> None:
     small = McpEnv(servers=["zendesk"], max_calls=3)
     small.reset(options={"task": "zendesk-urgent-requester"})
     obs, reward, terminated, truncated, info = small.step(call("list_groups") * 5)
-    assert truncated and [c["status"] for c in info["calls"]] == ["ok", "ok", "ok", "rejected"]
-    assert obs["messages"][-1]["content"].startswith("budget_exceeded")
+    assert truncated and [c["status"] for c in info["calls"]] == ["ok", "ok", "ok", "rejected", "rejected"]
+    replies = [m for m in obs["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in replies] == [f"call_{n}" for n in range(1, 6)]
+    assert [m["content"].startswith("budget_exceeded") for m in replies] == [False, False, False, True, True]
 
 
 def test_long_results_are_truncated() -> None:
