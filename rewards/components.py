@@ -13,7 +13,7 @@ from collections import Counter
 from mcpgym.envs.trajectory import CallRecord, Trajectory
 from mcpgym.rewards.facts import fact_found, numbers_in
 from mcpgym.rewards.ground_truth import GroundTruth, TruthCall
-from mcpgym.rewards.normalize import same_argument
+from mcpgym.rewards.normalize import normalize
 from mcpgym.tasks.execute import change_satisfied
 from mcpgym.tasks.model import Task
 
@@ -38,7 +38,7 @@ def argument_score(truth_call: TruthCall, call: CallRecord) -> float:
     if not truth_call.arguments:
         return 1.0
     given = call.arguments or {}
-    hits = sum(1 for k, v in truth_call.arguments.items() if k in given and same_argument(v, given[k]))
+    hits = sum(1 for k, v in truth_call.normalized.items() if k in given and v == normalize(given[k]))
     return hits / len(truth_call.arguments)
 
 
@@ -53,7 +53,7 @@ def reproduces(truth_call: TruthCall, call: CallRecord) -> bool:
     if call.status != "ok" or not _same_tool(truth_call, call):
         return False
     given = call.arguments or {}
-    bound_ok = all(k in given and same_argument(truth_call.arguments[k], given[k]) for k in truth_call.bound)
+    bound_ok = all(k in given and truth_call.normalized[k] == normalize(given[k]) for k in truth_call.bound)
     return bound_ok and argument_score(truth_call, call) >= 0.5
 
 

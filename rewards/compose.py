@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mcpgym.envs.trajectory import Trajectory
 from mcpgym.rewards import components
-from mcpgym.rewards.ground_truth import GroundTruth, ground_truth
+from mcpgym.rewards.ground_truth import GroundTruth, TruthSource, shared_ground_truths
 from mcpgym.tasks.model import Task
 
 Component = Callable[[Task, Trajectory, GroundTruth], float | None]
@@ -71,10 +71,20 @@ class RewardBreakdown(BaseModel):
     weights: dict[str, float]
 
 
-def score(task: Task, trajectory: Trajectory, config: RewardConfig | None = None, judge: Any = None) -> RewardBreakdown:
-    """The reward of `trajectory` on `task`; `judge`, if given, is one more component."""
+def score(
+    task: Task,
+    trajectory: Trajectory,
+    config: RewardConfig | None = None,
+    judge: Any = None,
+    truths: TruthSource | None = None,
+) -> RewardBreakdown:
+    """The reward of `trajectory` on `task`; `judge`, if given, is one more component.
+
+    The ground truth comes from `truths` (default: this process's `shared_ground_truths()`,
+    which reads it from the task's recorded values and executes only tasks that lack them).
+    """
     config = config or PRESETS["dense"]
-    truth = ground_truth(task)
+    truth = (truths if truths is not None else shared_ground_truths())(task)
     values: dict[str, float | None] = {name: fn(task, trajectory, truth) for name, fn in COMPONENTS.items()}
     if judge is not None:
         values["judge"] = judge(task, trajectory)
@@ -92,14 +102,21 @@ class Rewarder:
     """A reward function for `McpEnv`: `Rewarder("dense")(task, trajectory)`.
 
     `judge` (e.g. `mcpgym.rewards.judge.RubricJudge`) adds a `judge` component with weight
-    `judge_weight`.
+    `judge_weight`; `truths` is where ground truths come from (see `score`).
     """
 
-    def __init__(self, config: RewardConfig | Preset = "dense", judge: Any = None, judge_weight: float = 0.2) -> None:
+    def __init__(
+        self,
+        config: RewardConfig | Preset = "dense",
+        judge: Any = None,
+        judge_weight: float = 0.2,
+        truths: TruthSource | None = None,
+    ) -> None:
         self.config = RewardConfig.preset(config) if isinstance(config, str) else config
+        self.truths = truths
         self.judge = judge
         if judge is not None:
             self.config = self.config.model_copy(update={"weights": {**self.config.weights, "judge": judge_weight}})
 
     def __call__(self, task: Task, trajectory: Trajectory) -> RewardBreakdown:
-        return score(task, trajectory, self.config, self.judge)
+        return score(task, trajectory, self.config, self.judge, self.truths)

@@ -4,11 +4,17 @@ do not matter; list order does not matter."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from functools import lru_cache
 from typing import Any
 
+MAX_TIME_CHARS = 64
+"""Longest text read as a date or time (an ISO date-time with fractions and offset is 32)."""
 
+
+@lru_cache(maxsize=8192)
 def _as_time(text: str) -> str | None:
-    """An ISO date or date-time as `YYYY-MM-DDTHH:MM:SS` in UTC (dates at midnight), else None."""
+    """An ISO date or date-time as `YYYY-MM-DDTHH:MM:SS` in UTC (dates at midnight), else None
+    (remembered for recent short texts: the same dates recur in every call of a task)."""
     candidate = text.strip().replace(" ", "T", 1)
     if candidate.endswith(("Z", "z")):
         candidate = candidate[:-1] + "+00:00"
@@ -30,10 +36,14 @@ def normalize(value: Any) -> Any:
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int | float):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            return value
     if isinstance(value, str):
         text = " ".join(value.split()).casefold()
-        time = _as_time(text) if text[:1].isdigit() and "-" in text else None
+        looks_like_time = len(text) <= MAX_TIME_CHARS and text[:1].isdigit() and "-" in text
+        time = _as_time(text) if looks_like_time else None
         if time is not None:
             return time
         try:

@@ -1,9 +1,14 @@
-"""Executing a task's ground truth on fresh sessions: results, fact values and state changes."""
+"""Executing a task's ground truth on fresh sessions: results, the arguments each call was
+given, fact values and state changes; completing a task from them and verifying it."""
 
 from __future__ import annotations
 
+import json
 import math
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any
 
 from mcpgym.envs.toolbox import Toolbox
@@ -17,6 +22,8 @@ class Execution:
     """What running the ground truth produced."""
 
     results: dict[str, Any] = field(default_factory=dict)
+    arguments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Call id -> the arguments it was given, bound values filled in (calls whose binding failed are absent)."""
     errors: dict[str, str] = field(default_factory=dict)
     facts: list[Any] = field(default_factory=list)
     changes: list[ExpectedChange] = field(default_factory=list)
@@ -60,6 +67,7 @@ def execute_task(task: Task, toolbox: Toolbox | None = None) -> Execution:
             except RefError as err:
                 run.errors[call.id] = f"binding: {err}"
                 continue
+            run.arguments[call.id] = arguments
             result = box.call(box.public_name(call.server, call.tool), arguments)
             if result.ok:
                 run.results[call.id] = result.data
@@ -78,6 +86,56 @@ def execute_task(task: Task, toolbox: Toolbox | None = None) -> Execution:
     return run
 
 
+class WarmToolbox:
+    """A toolbox kept open between executions, so that executing many tasks reuses its
+    engines and compiled-statement caches; every execution still starts from a reset world of
+    the task's servers. It mounts every server the tasks executed so far needed, and is built
+    anew, with the union, when a task needs one more. Threads may share one: executions take
+    turns."""
+
+    def __init__(self) -> None:
+        self._box: Toolbox | None = None
+        self._lock = threading.Lock()
+
+    def execute(self, task: Task) -> Execution:
+        """`execute_task` on the warm toolbox."""
+        with self._lock:
+            return execute_task(task, self._mounting(task.servers, task.seed))
+
+    def _mounting(self, servers: Sequence[str], seed: int) -> Toolbox:
+        """The toolbox, built anew with the union of the servers when it lacks some."""
+        box = self._box
+        if box is None or not set(servers) <= set(box.servers):
+            needed = sorted({*servers, *(box.servers if box is not None else ())})
+            if box is not None:
+                box.close()
+            box = self._box = Toolbox(needed, seed)
+        return box
+
+    def close(self) -> None:
+        with self._lock:
+            if self._box is not None:
+                self._box.close()
+                self._box = None
+
+    def __reduce__(self) -> tuple[type[WarmToolbox], tuple[()]]:
+        """A copy (in another process) starts with no toolbox."""
+        return WarmToolbox, ()
+
+    def __enter__(self) -> WarmToolbox:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def run_of(task: Task, warm: WarmToolbox | None) -> Execution:
+    """The task executed on `warm`, or on a toolbox of its own when None."""
+    return execute_task(task) if warm is None else warm.execute(task)
+
+
 def difficulty(task: Task) -> Difficulty:
     """Size of the ground truth: calls, dependency depth, servers touched, writing calls."""
     from mcpgym.servers.catalog import load_server
@@ -89,12 +147,13 @@ def difficulty(task: Task) -> Difficulty:
     return Difficulty(calls=len(task.calls), depth=task.depth(), servers=servers, writes=writes)
 
 
-def complete_task(task: Task) -> Task:
-    """The task with fact values, expected changes and difficulty taken from execution.
+def complete_task(task: Task, warm: WarmToolbox | None = None) -> Task:
+    """The task with fact values, expected changes, difficulty and every call's `bound`
+    values taken from execution (on `warm` if given, else on a toolbox of its own).
 
     Expected changes of an existing task keep their hand-picked `fields` when the row matches.
     """
-    return complete_from_run(task, execute_task(task))
+    return complete_from_run(task, run_of(task, warm))
 
 
 def complete_from_run(task: Task, run: Execution) -> Task:
@@ -104,8 +163,12 @@ def complete_from_run(task: Task, run: Execution) -> Task:
     turns = []
     values = iter(run.facts)
     for turn in task.turns:
+        calls = [
+            call.model_copy(update={"bound": {name: run.arguments[call.id][name] for name in call.bind}})
+            for call in turn.calls
+        ]
         facts = [fact.model_copy(update={"value": next(values)}) for fact in turn.facts]
-        turns.append(turn.model_copy(update={"facts": facts}))
+        turns.append(turn.model_copy(update={"calls": calls, "facts": facts}))
     picked = {(c.server, c.table, c.key, c.op): c for c in task.expected_changes}
     changes = [picked.get((c.server, c.table, c.key, c.op), c) for c in run.changes]
     done = task.model_copy(update={"turns": turns, "expected_changes": changes})
@@ -118,11 +181,37 @@ def same_value(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def verify_task(task: Task) -> list[str]:
-    """Problems found by executing the ground truth; an empty list means the task is sound."""
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values are identical, types included (`1`, `1.0` and `true` differ)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def bound_problems(task: Task, run: Execution) -> list[str]:
+    """Recorded `bound` values that execution does not give, and calls that lack them while
+    others have them (a task records them for every call or for none)."""
+    missing = [call.id for call in task.calls if call.bound is None]
+    problems = []
+    if missing and len(missing) < len(task.calls):
+        problems.append(f"bound values not recorded for calls {missing}; complete the task again")
+    for call in task.calls:
+        executed = run.arguments.get(call.id)
+        if call.bound is None or executed is None:
+            continue
+        problems += [
+            f"call {call.id}: bound {name!r} recorded {value!r}, ground truth gives {executed.get(name)!r}"
+            for name, value in call.bound.items()
+            if name not in call.bind or not same_json(value, executed[name])
+        ]
+    return problems
+
+
+def verify_task(task: Task, warm: WarmToolbox | None = None) -> list[str]:
+    """Problems found by executing the ground truth (on `warm` if given, else on a
+    toolbox of its own); an empty list means the task is sound."""
     problems: list[str] = []
-    run = execute_task(task)
+    run = run_of(task, warm)
     problems += [f"{where}: {error}" for where, error in run.errors.items()]
+    problems += bound_problems(task, run)
     for fact, value in zip(task.facts, run.facts):
         if value is None or value == "" or value == []:
             problems.append(f"fact {fact.name!r} is empty")

@@ -3,7 +3,10 @@
 A task is one JSON line. Its ground truth is executable: each call names a tool (as the
 environment shows it) and its arguments, some of them bound to earlier results through
 references (see `mcpgym.tasks.refs`); each expected fact is an expression over the results.
-`mcpgym.tasks.verify` runs the calls on a fresh session and checks every recorded value.
+Completing a task (`mcpgym.tasks.execute.complete_task`) records what execution gives: fact
+values, expected changes, difficulty and the value each bound argument took (`bound`), so
+rewards never need to run the ground truth; `verify_task` runs the calls on a fresh session
+and checks every recorded value.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from mcpgym.tasks.refs import REF_PATTERN, Results, evaluate
+from mcpgym.tasks.refs import Results, evaluate, referenced_calls
 
 CALL_ID = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
@@ -31,14 +34,32 @@ class GroundTruthCall(_Strict):
     bind: dict[str, str] = Field(
         default_factory=dict, description="Argument -> expression over earlier results, e.g. '{c1.tickets.0.id}'."
     )
+    bound: dict[str, Any] | None = Field(
+        default=None,
+        description="Argument -> the value its `bind` expression gave when the ground truth was executed "
+        "(`{}` for a call without `bind`); recorded by completion, checked by verification; None: not recorded.",
+    )
+
+    @model_validator(mode="after")
+    def _bound_names_the_bound_arguments(self) -> GroundTruthCall:
+        if self.bound is not None and set(self.bound) != set(self.bind):
+            raise ValueError(
+                f"call {self.id}: `bound` has values for {sorted(self.bound)}, `bind` names {sorted(self.bind)}"
+            )
+        return self
 
     def resolved_arguments(self, results: Results) -> dict[str, Any]:
         """The arguments with every bound value filled in from `results`."""
         return {**self.arguments, **{k: evaluate(v, results) for k, v in self.bind.items()}}
 
+    def recorded_arguments(self) -> dict[str, Any] | None:
+        """The arguments as the ground truth executed them, from the recorded `bound` values;
+        None when they are not recorded."""
+        return None if self.bound is None else {**self.arguments, **self.bound}
+
     def depends_on(self) -> set[str]:
         """Ids of the calls whose results feed this one."""
-        return {m.group(1).split(".")[0] for v in self.bind.values() for m in REF_PATTERN.finditer(v)}
+        return {call for expression in self.bind.values() for call in referenced_calls(expression)}
 
 
 class Fact(_Strict):
@@ -49,7 +70,7 @@ class Fact(_Strict):
     value: Any = Field(description="The value the ground truth yields; checked by execution.")
 
     def depends_on(self) -> set[str]:
-        return {m.group(1).split(".")[0] for m in REF_PATTERN.finditer(self.expr)}
+        return set(referenced_calls(self.expr))
 
 
 class Turn(_Strict):
@@ -118,6 +139,12 @@ class Task(_Strict):
     @property
     def facts(self) -> list[Fact]:
         return [fact for turn in self.turns for fact in turn.facts]
+
+    @property
+    def truth_recorded(self) -> bool:
+        """Whether every call records its executed `bound` values, so that the executed
+        ground truth can be read from the task without running it."""
+        return all(call.bound is not None for call in self.calls)
 
     @property
     def env_id(self) -> str:

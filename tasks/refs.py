@@ -13,6 +13,7 @@ import ast
 import operator
 import re
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 Results = Mapping[str, Any]
@@ -23,6 +24,12 @@ REF_PATTERN = re.compile(r"\{([A-Za-z_][\w]*(?:\.[\w\-]+)*)\}")
 
 class RefError(ValueError):
     """A reference that does not resolve, or an expression that cannot be evaluated."""
+
+
+@lru_cache(maxsize=16_384)
+def referenced_calls(expression: str) -> tuple[str, ...]:
+    """Ids of the calls whose results `expression` refers to, in order of first mention."""
+    return tuple(dict.fromkeys(m.group(1).split(".")[0] for m in REF_PATTERN.finditer(expression)))
 
 
 def resolve(ref: str, results: Results) -> Any:

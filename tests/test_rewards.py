@@ -46,3 +46,22 @@ def test_argument_normalisation() -> None:
     assert same_argument("2025-11-12T18:00:00+01:00", "2025-11-12T17:00:00Z")
     assert same_argument(["b", "a"], ["a", "b"])
     assert not same_argument("2025-11-01", "2025-11-02") and not same_argument(1486, 1487)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40)
+    | st.integers(min_value=10**308, max_value=10**400).map(str) | st.integers(min_value=10**308, max_value=10**400),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON, JSON)
+def test_argument_comparison_takes_any_json_value(a: object, b: object) -> None:
+    """Hostile argument values (numbers beyond floats, nesting, any text) compare without
+    raising; every value equals itself and comparison is symmetric."""
+    from mcpgym.rewards.normalize import same_argument
+
+    assert same_argument(a, a)
+    assert same_argument(a, b) == same_argument(b, a)
+
