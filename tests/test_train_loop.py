@@ -57,6 +57,12 @@ def config(world: dict[str, Path], out: Path, *overrides: str) -> TrainConfig:
     )
 
 
+VARIED_GROUPS = ("rollout.group_size=4", "rollout.max_new_tokens=24")
+"""Enough samples per task, and tokens per sample, that the untrained model's rewards differ
+within a group (an update needs a nonzero advantage); with 2 samples of 12 tokens that rests
+on one lucky draw, which any change to the tokenizer's corpus (tool schemas included) moves."""
+
+
 def snapshot(model: Any) -> dict[str, torch.Tensor]:
     return {n: p.detach().clone() for n, p in model.named_parameters()}
 
@@ -102,7 +108,8 @@ def test_transformers_generator_stops_at_eos_and_keeps_order(world: dict[str, Pa
 
 
 def test_grpo_steps_update_the_model_write_metrics_and_checkpoints(world: dict[str, Path], tmp_path: Path) -> None:
-    trainer = GrpoTrainer(config(world, tmp_path / "run", "tasks.max_test=2", "objective.beta=0.01", "objective.mu=1"))
+    trainer = GrpoTrainer(config(world, tmp_path / "run", "tasks.max_test=2", "objective.beta=0.01", "objective.mu=1",
+                                 *VARIED_GROUPS))
     before = snapshot(trainer.policy.model)
     trainer.train()
     after = snapshot(trainer.policy.model)
@@ -147,7 +154,8 @@ def test_resume_reproduces_the_next_step(world: dict[str, Path], tmp_path: Path)
 
 
 def test_reference_refreshes_every_m_steps(world: dict[str, Path], tmp_path: Path) -> None:
-    trainer = GrpoTrainer(config(world, tmp_path / "run", "objective.beta=0.1", "objective.ref_refresh_steps=2", "steps=2"))
+    trainer = GrpoTrainer(config(world, tmp_path / "run", "objective.beta=0.1", "objective.ref_refresh_steps=2", "steps=2",
+                                 *VARIED_GROUPS))
     assert trainer.reference is not None
     initial = {n: t.clone() for n, t in trainer.reference.weights.items()}
     trainer.train_step()

@@ -58,42 +58,68 @@ def to_local(moment: datetime, zone: ZoneInfo) -> datetime:
     return moment.replace(tzinfo=UTC).astimezone(zone)
 
 
-def _wall_starts(first: datetime, rule: Rule) -> Iterator[datetime]:
-    """Wall-clock starts of the series, in order, without the COUNT/UNTIL bound."""
+SKIP_MARGIN = timedelta(days=2)
+"""Slack kept before a window when skipping a series' earlier periods: more than any UTC
+offset change, so no occurrence that could reach into the window is skipped."""
+
+
+def _wall_starts(first: datetime, rule: Rule, skip_before: datetime | None = None) -> Iterator[tuple[int, datetime]]:
+    """(index, wall-clock start) of the series, in order, without the COUNT/UNTIL bound.
+
+    With `skip_before` (wall clock), whole daily or weekly periods ending before it are skipped
+    arithmetically; the indices still count them, so COUNT holds as if they had been listed.
+    """
     if rule.freq == "DAILY":
-        k = 0
+        steps = 0 if skip_before is None else max(0, (skip_before.date() - first.date()).days // rule.interval)
+        index, k = steps, steps * rule.interval
         while True:
-            yield first + timedelta(days=k)
-            k += rule.interval
+            yield index, first + timedelta(days=k)
+            index, k = index + 1, k + rule.interval
     elif rule.freq == "WEEKLY":
         days = sorted(WEEKDAYS.index(d) for d in rule.by_day) or [first.weekday()]
         monday = first.date() - timedelta(days=first.weekday())
-        week = 0
+        first_week = sum(1 for d in days if monday + timedelta(days=d) >= first.date())
+        periods = 0
+        if skip_before is not None:
+            periods = max(0, ((skip_before.date() - monday).days // 7 - 1) // rule.interval)
+        index = 0 if periods == 0 else first_week + (periods - 1) * len(days)
+        week = periods * rule.interval
         while True:
             for d in days:
                 day = monday + timedelta(weeks=week, days=d)
                 if day >= first.date():
-                    yield datetime.combine(day, first.time())
+                    yield index, datetime.combine(day, first.time())
+                    index += 1
             week += rule.interval
     else:
         months = 0
+        index = 0
         while True:
             year, month = divmod(first.month - 1 + months, 12)
             year += first.year
             if year > 9000:
                 return
             if first.day <= cal.monthrange(year, month + 1)[1]:
-                yield first.replace(year=year, month=month + 1)
+                yield index, first.replace(year=year, month=month + 1)
+                index += 1
             months += rule.interval
 
 
 def expand(
-    start: datetime, end: datetime, zone: ZoneInfo, rule: Rule, stop: datetime | None = None
+    start: datetime, end: datetime, zone: ZoneInfo, rule: Rule, stop: datetime | None = None,
+    after: datetime | None = None,
 ) -> Iterator[Instance]:
-    """Occurrences of a series whose first occurrence is [start, end) (UTC), up to `stop` (UTC)."""
+    """Occurrences of a series whose first occurrence is [start, end) (UTC), up to `stop` (UTC).
+
+    With `after` (UTC), occurrences that end well before it may be left out: the work is
+    then proportional to the window asked for, not to the series' age.
+    """
     first = to_local(start, zone).replace(tzinfo=None)
     length = to_local(end, zone).replace(tzinfo=None) - first
-    for index, wall in enumerate(_wall_starts(first, rule)):
+    skip_before = None
+    if after is not None:
+        skip_before = to_local(max(after, start), zone).replace(tzinfo=None) - length - SKIP_MARGIN
+    for index, wall in _wall_starts(first, rule, skip_before):
         if rule.count is not None and index >= rule.count:
             return
         begin = to_utc(wall, zone)
@@ -120,14 +146,15 @@ def rule_of(event: Event) -> Rule | None:
     )
 
 
-def instances(event: Event, stop: datetime | None = None) -> Iterator[Instance]:
-    """The event's occurrences at their original times (overrides not applied), up to `stop`."""
+def instances(event: Event, stop: datetime | None = None, after: datetime | None = None) -> Iterator[Instance]:
+    """The event's occurrences at their original times (overrides not applied), up to `stop`;
+    with `after`, occurrences ending well before it may be left out (see `expand`)."""
     zone = ZoneInfo(event.time_zone)
     rule = rule_of(event)
     if rule is None:
         yield Instance(event.start_at, event.end_at, to_local(event.start_at, zone).date())
         return
-    yield from expand(event.start_at, event.end_at, zone, rule, stop)
+    yield from expand(event.start_at, event.end_at, zone, rule, stop, after)
 
 
 def refresh_span(event: Event) -> None:

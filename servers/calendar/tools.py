@@ -36,7 +36,7 @@ from mcpgym.servers.calendar.recurrence import (
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import Page, PerPage, Timestamp, next_page, page_slice
 from mcpgym.servers.kernel.lookup import get_or_raise
-from mcpgym.servers.kernel.query import contains_text, fetch_page
+from mcpgym.servers.kernel.query import contains_text, fetch_page, search_words
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
@@ -378,7 +378,7 @@ def _expand(event: Event, start: datetime, end: datetime, include_cancelled: boo
     zone = ZoneInfo(event.time_zone)
     overrides = {o.original_start: o for o in event.overrides}
     found_list: list[Occurrence] = []
-    for inst in instances(event, stop=end):
+    for inst in instances(event, stop=end, after=start):
         if inst.end > start and inst.start not in overrides:
             found_list.append(Occurrence(event, occurrence_id(event.id, inst.local_date), inst.start,
                                          inst.end, event.status, inst.start))
@@ -492,10 +492,21 @@ def _organizer(ctx: ToolContext, event: Event) -> Person:
     return ctx.db.get_one(Person, event.organizer_id)
 
 
-def _summary(ctx: ToolContext, occ: Occurrence, zone: ZoneInfo | None) -> EventSummary:
+def _summaries(ctx: ToolContext, found: list[Occurrence], zone: ZoneInfo | None) -> list[EventSummary]:
+    """Summaries of a page of occurrences, their rooms read in one statement."""
+    room_ids = {o.event.room_id for o in found if o.event.room_id is not None}
+    rooms = {r.id: r for r in ctx.db.scalars(select(Room).where(Room.id.in_(room_ids)))} if room_ids else {}
+    return [_summary(ctx, o, zone, rooms) for o in found]
+
+
+def _summary(ctx: ToolContext, occ: Occurrence, zone: ZoneInfo | None,
+             rooms: dict[int, Room] | None = None) -> EventSummary:
     event = occ.event
     shown = zone or ZoneInfo(event.time_zone)
-    room = ctx.db.get(Room, event.room_id) if event.room_id is not None else None
+    if event.room_id is None:
+        room = None
+    else:
+        room = rooms[event.room_id] if rooms is not None else ctx.db.get(Room, event.room_id)
     return EventSummary(
         event_id=event.id, occurrence_id=occ.occurrence_id, calendar_id=event.calendar_id,
         title=event.title, status=occ.status, start=occ.start, end=occ.end,
@@ -546,7 +557,7 @@ def _event_clauses(
             clauses.append(or_(Event.calendar_id == calendar_id, Event.id.in_(invited)))
         else:
             clauses.append(Event.calendar_id == calendar_id)
-    for word in (query or "").split():
+    for word in search_words(query):
         clauses.append(contains_text(word, Event.title, Event.description, Event.location))
     if attendee_email is not None:
         person = _person(ctx, attendee_email)
@@ -757,7 +768,7 @@ def list_events(
     found = _occurrences(ctx, start, end, clauses, include_cancelled)
     offset, limit = page_slice(page, per_page)
     shown = zone if time_zone else None
-    return EventPage(events=[_summary(ctx, o, shown) for o in found[offset:offset + limit]],
+    return EventPage(events=_summaries(ctx, found[offset:offset + limit], shown),
                      total=len(found), page=page, next_page=next_page(page, per_page, len(found)),
                      time_min=start, time_max=end)
 
@@ -798,7 +809,7 @@ def list_event_instances(
     found = sorted(_expand(event, start, end, include_cancelled), key=lambda o: (o.start, o.occurrence_id or ""))
     offset, limit = page_slice(page, per_page)
     shown = zone if time_zone else None
-    return EventPage(events=[_summary(ctx, o, shown) for o in found[offset:offset + limit]],
+    return EventPage(events=_summaries(ctx, found[offset:offset + limit], shown),
                      total=len(found), page=page, next_page=next_page(page, per_page, len(found)),
                      time_min=start, time_max=end)
 

@@ -25,13 +25,14 @@ from mcpgym.servers.crm.models import (
 )
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import (
+    Body,
     DateTimeArg,
     Page,
     PerPage,
     Timestamp,
 )
 from mcpgym.servers.kernel.lookup import get_or_raise
-from mcpgym.servers.kernel.query import contains_text, fetch_page
+from mcpgym.servers.kernel.query import contains_text, fetch_page, search_words
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
@@ -484,7 +485,7 @@ def _deal_clauses(
         raise InvalidArgumentError("amount_min must not exceed amount_max")
     statuses = {"open": OPEN_STAGES, "won": ("Closed Won",), "lost": ("Closed Lost",), "closed": CLOSED_STAGES}
     clauses: list[ColumnElement[bool]] = []
-    for word in (query or "").split():
+    for word in search_words(query):
         clauses.append(contains_text(word, Opportunity.name))
     if stage:
         clauses.append(Opportunity.stage.in_(stage))
@@ -1165,7 +1166,7 @@ def log_activity(
     ctx: ToolContext,
     type: Annotated[ActivityType, Field(description="call or meeting (logged, or planned if a meeting is in the future), or task (a to-do).")],
     subject: Annotated[str, Field(min_length=1, max_length=200, description="Short summary.")],
-    description: Annotated[str | None, Field(description="Details or minutes.")] = None,
+    description: Annotated[Body | None, Field(description="Details or minutes.")] = None,
     scheduled_at: Annotated[DateTimeArg | None, Field(description="Calls and meetings: start time (default now; calls cannot be in the future). Tasks: due time (required). ISO 8601, UTC.")] = None,
     duration_minutes: Annotated[int | None, Field(ge=1, le=1440, description="Length of a call or meeting in minutes.")] = None,
     outcome: Annotated[Literal["connected", "left_voicemail", "no_answer"] | None, Field(description="Calls only; default connected.")] = None,
@@ -1199,7 +1200,7 @@ def log_activity(
 def complete_task(
     ctx: ToolContext,
     activity_id: Annotated[int, Field(description="The task's activity id.")],
-    description: Annotated[str | None, Field(description="What was done; replaces the task's description.")] = None,
+    description: Annotated[Body | None, Field(description="What was done; replaces the task's description.")] = None,
 ) -> ActivityOut:
     """Mark an open task as completed now."""
     task = get_or_raise(ctx, Activity, activity_id, "activity", ACTIVITY_HINT)

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy import ColumnElement, case, func, or_, select, union
 from sqlalchemy.orm import Session
 
 from mcpgym.servers.email.models import (
@@ -23,6 +23,7 @@ from mcpgym.servers.email.models import (
 )
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import (
+    Body,
     DateTimeArg,
     Page,
     PerPage,
@@ -30,8 +31,9 @@ from mcpgym.servers.kernel.fields import (
     format_timestamp,
 )
 from mcpgym.servers.kernel.lookup import get_or_raise
-from mcpgym.servers.kernel.query import fetch_page
+from mcpgym.servers.kernel.query import fetch_page, search_words
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
+from mcpgym.servers.kernel.world import Person
 
 tools = ToolRegistry()
 
@@ -299,13 +301,7 @@ def _address_match(name: ColumnElement[str | None], email: ColumnElement[str], v
 
 
 def _words(column: ColumnElement[str], text: str) -> list[ColumnElement[bool]]:
-    return [func.lower(column).contains(word.lower(), autoescape=True) for word in text.split()]
-
-
-def _participant(email: str) -> ColumnElement[bool]:
-    """Messages from or to (to, cc or bcc) exactly this address."""
-    return or_(Message.from_email == email,
-               Message.id.in_(select(Recipient.message_id).where(Recipient.email == email)))
+    return [func.lower(column).contains(word, autoescape=True) for word in search_words(text)]
 
 
 def _count(db: Session, clauses: list[ColumnElement[bool]], column: ColumnElement[int] | None = None) -> int:
@@ -352,26 +348,33 @@ def _organization_name(ctx: ToolContext, organization_id: str) -> str:
     return next(o.name for o in ctx.world.organizations if o.id == organization_id)
 
 
-def _known_name(ctx: ToolContext, email: str, given: str | None) -> str | None:
-    """The name the mailbox already knows for `email` (contact, then world person), else `given`."""
-    contact = ctx.db.scalar(select(Contact).where(Contact.email == email))
-    if contact is not None and contact.name:
-        return contact.name
-    person = next((p for p in ctx.world.people if p.email == email), None)
-    return person.name if person is not None else given
+def _world_person(ctx: ToolContext, email: str) -> Person | None:
+    """The world's first person with this email address, if any."""
+    return next((p for p in ctx.world.people if p.email == email), None)
 
 
 def _recipient_rows(ctx: ToolContext, entries: list[tuple[str, str | None, str]]) -> list[Recipient]:
-    """Recipient rows of `(kind, name, email)` entries: each address once, names as known."""
+    """Recipient rows of `(kind, name, email)` entries: each address once (its first kind),
+    with the name the mailbox already knows (contact, then world person), else the one given.
+    Mailboxes and contacts are read in one statement each, whatever the number of addresses."""
     home = ctx.world.home
-    rows: list[Recipient] = []
+    unique: dict[str, tuple[str, str | None]] = {}
     for kind, name, email in entries:
-        if any(r.email == email for r in rows):
-            continue
-        if email.endswith("@" + home.domain) and ctx.db.scalar(select(Mailbox.id).where(Mailbox.email == email)) is None:
+        unique.setdefault(email, (kind, name))
+    colleagues = [email for email in unique if email.endswith("@" + home.domain)]
+    mailboxes = set(ctx.db.scalars(select(Mailbox.email).where(Mailbox.email.in_(colleagues)))) if colleagues else set()
+    for email in colleagues:
+        if email not in mailboxes:
             raise NotFoundError(f"{email} is not a mailbox at {home.name}; "
                                 "list_contacts with kind 'colleague' lists your colleagues' addresses")
-        rows.append(Recipient(kind=kind, name=_known_name(ctx, email, name), email=email))
+    known = {c.email: c.name for c in ctx.db.scalars(select(Contact).where(Contact.email.in_(list(unique))))}
+    rows = []
+    for email, (kind, given) in unique.items():
+        name = known.get(email)
+        if not name:
+            person = _world_person(ctx, email)
+            name = person.name if person is not None else given
+        rows.append(Recipient(kind=kind, name=name, email=email))
     return rows
 
 
@@ -382,10 +385,13 @@ def _parse_all(to: list[str], cc: list[str], bcc: list[str]) -> list[tuple[str, 
 
 def _remember(ctx: ToolContext, recipients: list[Recipient]) -> None:
     """Add the recipients of sent mail to the contacts, as Gmail does."""
+    emails = [r.email for r in recipients]
+    known = set(ctx.db.scalars(select(Contact.email).where(Contact.email.in_(emails)))) if emails else set()
     for r in recipients:
-        if ctx.db.scalar(select(Contact.id).where(Contact.email == r.email)) is not None:
+        if r.email in known:
             continue
-        person = next((p for p in ctx.world.people if p.email == r.email), None)
+        known.add(r.email)
+        person = _world_person(ctx, r.email)
         if person is None:
             contact = Contact(name=r.name, email=r.email, kind="external", created_at=ctx.now)
         else:
@@ -457,13 +463,31 @@ def _discard(ctx: ToolContext, messages: list[Message]) -> Deleted:
     return Deleted(message_ids=[m.id for m in messages], thread_ids=emptied)
 
 
-def _label_out(db: Session, label: Label) -> LabelOut:
-    clauses = _visible(label.name, include_spam_trash=False)
-    return LabelOut(
-        id=label.id, name=label.name, type=label.type,
-        messages_total=_count(db, clauses), messages_unread=_count(db, [*clauses, Message.is_read.is_(False)]),
-        threads_total=_count(db, clauses, Message.thread_id),
+def _label_outs(db: Session, labels: list[Label]) -> list[LabelOut]:
+    """Each label with its counts, as search_messages with that label would count them, all
+    found in one grouped statement: a message counts under a label unless it also carries
+    DRAFT, TRASH or SPAM and that is not the label itself."""
+    visible = [or_(Label.name == name, ~_tagged(name)) for name in ("DRAFT", *HIDDEN_LABELS)]
+    unread = func.sum(case((Message.is_read.is_(False), 1), else_=0))
+    statement = (
+        select(Label.id, func.count(), unread, func.count(func.distinct(Message.thread_id)))
+        .select_from(message_labels)
+        .join(Label, Label.id == message_labels.c.label_id)
+        .join(Message, Message.id == message_labels.c.message_id)
+        .where(Label.id.in_([label.id for label in labels]), *visible)
+        .group_by(Label.id)
     )
+    counts = {label_id: (total, unread_count, threads) for label_id, total, unread_count, threads in db.execute(statement)}
+    return [
+        LabelOut(id=label.id, name=label.name, type=label.type, messages_total=total,
+                 messages_unread=unread_count, threads_total=threads)
+        for label in labels
+        for total, unread_count, threads in [counts.get(label.id, (0, 0, 0))]
+    ]
+
+
+def _label_out(db: Session, label: Label) -> LabelOut:
+    return _label_outs(db, [label])[0]
 
 
 def _clean_label_name(db: Session, name: str, keep: Label | None = None) -> str:
@@ -485,14 +509,33 @@ def _user_label(ctx: ToolContext, label_id: int, action: str) -> Label:
     return label
 
 
-def _contact_out(db: Session, c: Contact) -> ContactOut:
-    clauses = [*_visible(None, include_spam_trash=False), _participant(c.email)]
-    last = db.scalar(select(func.max(Message.date)).where(*clauses))
-    return ContactOut(
-        id=c.id, name=c.name, email=c.email, organization_name=c.organization_name,
-        kind=c.kind,
-        message_count=_count(db, clauses), last_message_at=last, first_seen_at=c.created_at,
+def _contact_outs(db: Session, contacts: list[Contact]) -> list[ContactOut]:
+    """Each contact with the number and latest date of the visible messages from or to them,
+    all counted in one grouped statement."""
+    emails = [c.email for c in contacts]
+    involved = union(
+        select(Message.id.label("message_id"), Message.from_email.label("email")).where(Message.from_email.in_(emails)),
+        select(Recipient.message_id, Recipient.email).where(Recipient.email.in_(emails)),
+    ).subquery()
+    statement = (
+        select(involved.c.email, func.count(func.distinct(Message.id)), func.max(Message.date))
+        .join(Message, Message.id == involved.c.message_id)
+        .where(*_visible(None, include_spam_trash=False))
+        .group_by(involved.c.email)
     )
+    seen = {email: (count, last) for email, count, last in db.execute(statement)}
+    return [
+        ContactOut(
+            id=c.id, name=c.name, email=c.email, organization_name=c.organization_name, kind=c.kind,
+            message_count=count, last_message_at=last, first_seen_at=c.created_at,
+        )
+        for c in contacts
+        for count, last in [seen.get(c.email, (0, None))]
+    ]
+
+
+def _contact_out(db: Session, c: Contact) -> ContactOut:
+    return _contact_outs(db, [c])[0]
 
 
 def _check_range(after: datetime | None, before: datetime | None) -> None:
@@ -588,7 +631,7 @@ def list_labels(ctx: ToolContext) -> LabelList:
     spam only under TRASH and SPAM.
     """
     labels = sorted(ctx.db.scalars(select(Label)), key=_label_order)
-    return LabelList(labels=[_label_out(ctx.db, label) for label in labels])
+    return LabelList(labels=_label_outs(ctx.db, labels))
 
 
 @tools.tool(examples=[{"kind": "customer", "organization": "ward", "per_page": 10}])
@@ -612,7 +655,7 @@ def list_contacts(
         clauses.append(Contact.kind == kind)
     statement = select(Contact).where(*clauses).order_by(Contact.name.is_(None), Contact.name, Contact.email)
     rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return ContactPage(contacts=[_contact_out(ctx.db, c) for c in rows], total=total, page=page, next_page=following)
+    return ContactPage(contacts=_contact_outs(ctx.db, rows), total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"email": "amy.velazquez@northwindsystems.com"}])
@@ -778,7 +821,7 @@ def send_message(
     ctx: ToolContext,
     to: Addresses,
     subject: Annotated[str, Field(max_length=250, description="Subject line.")],
-    body: Annotated[str, Field(description="Plain-text body.")],
+    body: Annotated[Body, Field(description="Plain-text body.")],
     cc: Addresses = [],
     bcc: Addresses = [],
 ) -> MessageDetail:
@@ -794,7 +837,7 @@ def send_message(
 def reply_to_message(
     ctx: ToolContext,
     message_id: MessageIdArg,
-    body: Annotated[str, Field(min_length=1, description="Plain-text body of the reply.")],
+    body: Annotated[Body, Field(min_length=1, description="Plain-text body of the reply.")],
     reply_all: Annotated[bool, Field(
         description="False: reply to the sender only; True: also to everyone in to and cc, except you.")] = False,
 ) -> MessageDetail:
@@ -824,7 +867,7 @@ def forward_message(
     ctx: ToolContext,
     message_id: MessageIdArg,
     to: Addresses,
-    note: Annotated[str, Field(description="Text written above the forwarded message.")] = "",
+    note: Annotated[Body, Field(description="Text written above the forwarded message.")] = "",
     cc: Addresses = [],
     bcc: Addresses = [],
 ) -> MessageDetail:
@@ -856,7 +899,7 @@ def create_draft(
     to: Addresses = [],
     subject: Annotated[str | None, Field(
         max_length=250, description="Subject line; for a reply draft defaults to 'Re: <original subject>'.")] = None,
-    body: Annotated[str, Field(description="Plain-text body.")] = "",
+    body: Annotated[Body, Field(description="Plain-text body.")] = "",
     cc: Addresses = [],
     bcc: Addresses = [],
     reply_to_message_id: Annotated[int | None, Field(description="Make this a reply draft in that message's thread.")] = None,
@@ -884,7 +927,7 @@ def update_draft(
     cc: Annotated[list[str] | None, Field(max_length=100, description="New Cc addresses, replacing the old ones.")] = None,
     bcc: Annotated[list[str] | None, Field(max_length=100, description="New Bcc addresses, replacing the old ones.")] = None,
     subject: Annotated[str | None, Field(max_length=250, description="New subject.")] = None,
-    body: Annotated[str | None, Field(description="New body, replacing the old one.")] = None,
+    body: Annotated[Body | None, Field(description="New body, replacing the old one.")] = None,
 ) -> MessageDetail:
     """Change a draft's recipients, subject or body (only the fields given). Sent mail cannot be edited."""
     draft = _draft(ctx, draft_id)

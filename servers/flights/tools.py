@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import ColumnElement, delete, func, or_, select
 from sqlalchemy.orm import Session
 
@@ -375,6 +375,8 @@ class CancelResult(BaseModel):
 
 
 class PaymentIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     payment_method_id: int = Field(description="Id of one of the lead passenger's payment methods.")
     amount: int = Field(ge=1, description="Whole USD to take from this method.")
 
@@ -402,19 +404,24 @@ def _flight(ctx: ToolContext, flight_id: int) -> Flight:
     return get_or_raise(ctx, Flight, flight_id, "flight", FLIGHT_HINT)
 
 
-def _summary(db: Session, f: Flight) -> FlightSummary:
-    route = db.get(Route, f.route_id)
-    assert route is not None
-    origin, destination = db.get(Airport, route.origin_id), db.get(Airport, route.destination_id)
-    assert origin is not None and destination is not None
-    return FlightSummary(
-        flight_id=f.id, flight_number=f.flight_number, origin=origin.code, destination=destination.code,
-        departure_date=f.departure_date, scheduled_departure=f.scheduled_departure,
-        scheduled_arrival=f.scheduled_arrival, departure_local=_local(f.scheduled_departure, origin.timezone),
-        arrival_local=_local(f.scheduled_arrival, destination.timezone),
-        duration_minutes=route.duration_minutes, aircraft=f.aircraft, status=f.status,
-        delay_minutes=f.delay_minutes,
-    )
+def _summaries(db: Session, flights: list[Flight]) -> list[FlightSummary]:
+    """Summaries of `flights`, their routes and airports read in two statements."""
+    routes = {r.id: r for r in db.scalars(select(Route).where(Route.id.in_({f.route_id for f in flights})))}
+    ends = {r.origin_id for r in routes.values()} | {r.destination_id for r in routes.values()}
+    airports = {a.id: a for a in db.scalars(select(Airport).where(Airport.id.in_(ends)))}
+    summaries = []
+    for f in flights:
+        route = routes[f.route_id]
+        origin, destination = airports[route.origin_id], airports[route.destination_id]
+        summaries.append(FlightSummary(
+            flight_id=f.id, flight_number=f.flight_number, origin=origin.code, destination=destination.code,
+            departure_date=f.departure_date, scheduled_departure=f.scheduled_departure,
+            scheduled_arrival=f.scheduled_arrival, departure_local=_local(f.scheduled_departure, origin.timezone),
+            arrival_local=_local(f.scheduled_arrival, destination.timezone),
+            duration_minutes=route.duration_minutes, aircraft=f.aircraft, status=f.status,
+            delay_minutes=f.delay_minutes,
+        ))
+    return summaries
 
 
 def _capacity(aircraft: str) -> dict[str, int]:
@@ -447,9 +454,9 @@ def _fares(f: Flight) -> dict[str, int]:
 def _details(db: Session, flights: list[Flight]) -> list[FlightDetail]:
     booked = _booked(db, [f.id for f in flights])
     return [
-        FlightDetail(**_summary(db, f).model_dump(), fares=_fares(f), seats_left=_seats_left(f, booked),
+        FlightDetail(**summary.model_dump(), fares=_fares(f), seats_left=_seats_left(f, booked),
                      capacity=_capacity(f.aircraft))
-        for f in flights
+        for f, summary in zip(flights, _summaries(db, flights))
     ]
 
 
@@ -578,20 +585,23 @@ def _segment_status(r: Reservation, f: Flight) -> str:
 
 
 def _reservation_out(db: Session, r: Reservation) -> ReservationOut:
-    travellers = []
-    for t in _travellers(db, r):
-        p = db.get(Passenger, t.passenger_id)
-        assert p is not None
-        travellers.append(TravellerOut(passenger_id=p.id, name=p.name, email=p.email, checked_bags=t.checked_bags))
-    segments = []
-    for s in _segments(db, r):
-        f = db.get(Flight, s.flight_id)
-        assert f is not None
-        seats = db.scalars(select(SeatAssignment).where(SeatAssignment.segment_id == s.id)
-                           .order_by(SeatAssignment.passenger_id))
-        segments.append(SegmentOut(position=s.position, flight=_summary(db, f), fare=s.fare,
-                                   status=_segment_status(r, f),
-                                   seats=[SeatOut(passenger_id=a.passenger_id, seat=a.seat) for a in seats]))
+    travellers = [
+        TravellerOut(passenger_id=p.id, name=p.name, email=p.email, checked_bags=t.checked_bags)
+        for t, p in db.execute(select(ReservationPassenger, Passenger)
+                               .join(Passenger, Passenger.id == ReservationPassenger.passenger_id)
+                               .where(ReservationPassenger.reservation_id == r.id).order_by(ReservationPassenger.id))
+    ]
+    legs = list(db.execute(select(Segment, Flight).join(Flight, Flight.id == Segment.flight_id)
+                           .where(Segment.reservation_id == r.id).order_by(Segment.position)).all())
+    seats: dict[int, list[SeatOut]] = {s.id: [] for s, _ in legs}
+    for a in db.scalars(select(SeatAssignment).where(SeatAssignment.segment_id.in_(list(seats)))
+                        .order_by(SeatAssignment.passenger_id)):
+        seats[a.segment_id].append(SeatOut(passenger_id=a.passenger_id, seat=a.seat))
+    summaries = _summaries(db, [f for _, f in legs])
+    segments = [
+        SegmentOut(position=s.position, flight=summary, fare=s.fare, status=_segment_status(r, f), seats=seats[s.id])
+        for (s, f), summary in zip(legs, summaries)
+    ]
     payments = []
     rows = db.execute(select(Payment, PaymentMethod).join(PaymentMethod, PaymentMethod.id == Payment.payment_method_id)
                       .where(Payment.reservation_id == r.id).order_by(Payment.created_at, Payment.id))
@@ -753,7 +763,7 @@ def _itinerary_out(db: Session, legs: list[Flight], cabin: str, booked: dict[tup
     classes = [c for c, k in FARE_CABINS.items() if k == cabin]
     gaps = [int((b.scheduled_departure - a.scheduled_arrival).total_seconds() // 60) for a, b in zip(legs, legs[1:])]
     return Itinerary(
-        segments=[_summary(db, f) for f in legs], stops=len(legs) - 1, connection_minutes=gaps,
+        segments=_summaries(db, legs), stops=len(legs) - 1, connection_minutes=gaps,
         departure=legs[0].scheduled_departure, arrival=legs[-1].scheduled_arrival,
         duration_minutes=int((legs[-1].scheduled_arrival - legs[0].scheduled_departure).total_seconds() // 60),
         fares={c: sum(_fares(f)[c] for f in legs) for c in classes},
@@ -972,7 +982,7 @@ def _quote_out(ctx: ToolContext, q: Quote) -> QuoteOut:
     return QuoteOut(
         quote_id=q.id, lead_passenger_id=q.passenger_id, passenger_ids=list(q.passenger_ids),
         fare_class=q.fare_class, cabin=FARE_CABINS[q.fare_class],
-        segments=[_summary(ctx.db, f) for f in flights if f is not None],
+        segments=_summaries(ctx.db, [f for f in flights if f is not None]),
         price_per_passenger=q.price_per_passenger, total=q.total, created_at=q.created_at,
         expires_at=q.expires_at, status=status, reservation_pnr=pnr,
     )

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, PlainSerializer
 
+from mcpgym.servers.kernel.limits import MAX_BODY_CHARS
+
 
 def _to_naive_utc(value: datetime) -> datetime:
     if value.tzinfo is not None:
@@ -27,6 +29,10 @@ DateTimeArg = Annotated[datetime, AfterValidator(_to_naive_utc)]
 
 Timestamp = Annotated[datetime, PlainSerializer(format_timestamp, return_type=str)]
 """An output time, always rendered as UTC with a trailing `Z`."""
+
+Body = Annotated[str, Field(max_length=MAX_BODY_CHARS)]
+"""A long text argument (a message body, a description, a note); any other string argument
+gets the shorter default bound of `limits.MAX_TEXT_CHARS`."""
 
 Page = Annotated[int, Field(ge=1, description="Page number, starting at 1.")]
 PerPage = Annotated[int, Field(ge=1, le=100, description="Results per page (1-100).")]

@@ -10,6 +10,15 @@ from sqlalchemy.orm import Session
 from mcpgym.servers.kernel.fields import next_page, page_slice
 
 
+def search_words(text: str | None) -> list[str]:
+    """The distinct words of a search text, lowercased, in order of first appearance.
+
+    Each word becomes one condition, so repeating a word costs nothing; the text itself is
+    bounded by the argument's `maxLength`, which bounds the number of conditions.
+    """
+    return list(dict.fromkeys((text or "").lower().split()))
+
+
 def contains_text(query: str, *columns: Any) -> ColumnElement[bool]:
     """Rows where any of `columns` contains `query`, case-insensitively (`%` and `_` are literal)."""
     needle = query.strip().lower()

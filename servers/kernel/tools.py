@@ -4,12 +4,14 @@ A tool is a plain function whose first parameter is the `ToolContext` and whose 
 parameters are typed (use `Annotated[..., Field(description=...)]` to describe them). Its
 docstring becomes the tool's description and its return annotation, a pydantic model, its
 result schema. The same `ToolSpec` serves the in-process path and the MCP server.
+
+Every parameter gets the kernel's bounds (`limits.bounded`): strings and lists without an
+explicit `max_length` get the defaults, and numbers refuse booleans.
 """
 
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -20,6 +22,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from sqlalchemy.orm import Session
 
 from mcpgym.servers.kernel.errors import InvalidArgumentError
+from mcpgym.servers.kernel.limits import (
+    MAX_MESSAGE_CHARS,
+    MAX_REPORTED_PROBLEMS,
+    PREVIEW_CHARS,
+    bounded,
+    json_preview,
+)
 from mcpgym.servers.kernel.world import World
 
 
@@ -85,16 +94,20 @@ class ToolSpec:
 
 
 def describe_validation_error(err: ValidationError) -> str:
-    """One line per problem: `field: message (got value)`."""
+    """One line per problem: `field: message (got value)`, at most `MAX_REPORTED_PROBLEMS` of
+    them, each bounded in length whatever the size of the input."""
+    problems = err.errors(include_url=False, include_context=False)
     parts = []
-    for problem in err.errors():
-        where = ".".join(str(p) for p in problem["loc"]) or "arguments"
-        text = f"{where}: {problem['msg']}"
+    for problem in problems[:MAX_REPORTED_PROBLEMS]:
+        where = ".".join(str(p)[:PREVIEW_CHARS] for p in problem["loc"]) or "arguments"
+        text = f"{where}: {problem['msg'][:MAX_MESSAGE_CHARS]}"
         if problem["type"] not in ("missing", "extra_forbidden"):
-            text += f" (got {json.dumps(problem.get('input'), default=str)[:80]})"
+            text += f" (got {json_preview(problem.get('input'))})"
         elif problem["type"] == "extra_forbidden":
             text = f"{where}: unknown argument"
         parts.append(text)
+    if len(problems) > MAX_REPORTED_PROBLEMS:
+        parts.append(f"and {len(problems) - MAX_REPORTED_PROBLEMS} more problems")
     return "; ".join(parts)
 
 
@@ -166,7 +179,7 @@ def build_tool_spec(
         if param.name not in hints:
             raise TypeError(f"tool {fn.__name__}: parameter {param.name} has no type")
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[param.name] = (hints[param.name], default)
+        fields[param.name] = (bounded(hints[param.name]), default)
     model_name = "".join(part.title() for part in fn.__name__.split("_")) + "Arguments"
     arguments = create_model(model_name, __base__=ToolArguments, **fields)
     return ToolSpec(

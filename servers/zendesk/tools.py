@@ -12,13 +12,14 @@ from sqlalchemy.orm import Session
 
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import (
+    Body,
     DateTimeArg,
     Page,
     PerPage,
     Timestamp,
 )
 from mcpgym.servers.kernel.lookup import get_or_raise
-from mcpgym.servers.kernel.query import contains_text, fetch_page
+from mcpgym.servers.kernel.query import contains_text, fetch_page, search_words
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 from mcpgym.servers.zendesk.models import (
     Comment,
@@ -258,7 +259,7 @@ def _ticket_clauses(
 ) -> list[ColumnElement[bool]]:
     clauses: list[ColumnElement[bool]] = [Ticket.merged_into_id.is_(None)]
     if query:
-        clauses += [contains_text(word, Ticket.subject, Ticket.description) for word in query.split()]
+        clauses += [contains_text(word, Ticket.subject, Ticket.description) for word in search_words(query)]
     if status:
         clauses.append(Ticket.status.in_(status))
     if priority:
@@ -523,11 +524,20 @@ def search_users(
     return UserPage(users=[_user_out(u) for u in rows], total=total, page=page, next_page=following)
 
 
+def _organization_outs(db: Session, orgs: list[Organization]) -> list[OrganizationOut]:
+    """Organizations with their user and ticket counts, counted in one grouped statement each."""
+    ids = [org.id for org in orgs]
+    users = dict(db.execute(select(User.organization_id, func.count()).where(User.organization_id.in_(ids))
+                            .group_by(User.organization_id)).all())
+    tickets = dict(db.execute(select(Ticket.organization_id, func.count()).where(Ticket.organization_id.in_(ids))
+                              .group_by(Ticket.organization_id)).all())
+    return [OrganizationOut(id=org.id, name=org.name, domain=org.domain, industry=org.industry,
+                            created_at=org.created_at, user_count=users.get(org.id, 0),
+                            ticket_count=tickets.get(org.id, 0)) for org in orgs]
+
+
 def _organization_out(db: Session, org: Organization) -> OrganizationOut:
-    users = db.scalar(select(func.count()).where(User.organization_id == org.id)) or 0
-    tickets = db.scalar(select(func.count()).where(Ticket.organization_id == org.id)) or 0
-    return OrganizationOut(id=org.id, name=org.name, domain=org.domain, industry=org.industry,
-                           created_at=org.created_at, user_count=users, ticket_count=tickets)
+    return _organization_outs(db, [org])[0]
 
 
 @tools.tool(examples=[{"organization_id": 3}])
@@ -556,7 +566,7 @@ def search_organizations(
         clauses.append(func.lower(Organization.industry) == industry.lower())
     statement = select(Organization).where(*clauses).order_by(Organization.name)
     rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return OrganizationPage(organizations=[_organization_out(ctx.db, o) for o in rows], total=total,
+    return OrganizationPage(organizations=_organization_outs(ctx.db, rows), total=total,
                             page=page, next_page=following)
 
 
@@ -606,7 +616,7 @@ def list_macros(
 def create_ticket(
     ctx: ToolContext,
     subject: Annotated[str, Field(min_length=1, max_length=200, description="Short summary.")],
-    description: Annotated[str, Field(min_length=1, description="The first comment, from the requester.")],
+    description: Annotated[Body, Field(min_length=1, description="The first comment, from the requester.")],
     requester_id: Annotated[int, Field(description="User id of the person the ticket is for.")],
     priority: Annotated[Priority, Field(description="Ticket priority.")] = "normal",
     type: Annotated[TicketType, Field(description="Ticket type.")] = "question",
@@ -713,7 +723,7 @@ def remove_ticket_tags(
 def add_comment(
     ctx: ToolContext,
     ticket_id: Annotated[int, Field(description="The ticket's id.")],
-    body: Annotated[str, Field(min_length=1, description="The comment text.")],
+    body: Annotated[Body, Field(min_length=1, description="The comment text.")],
     public: Annotated[bool, Field(description="True for a reply the requester sees, False for an internal note.")] = True,
     author_id: Annotated[int | None, Field(description="Author's user id; defaults to you, the acting agent.")] = None,
 ) -> CommentOut:
