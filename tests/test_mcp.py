@@ -9,10 +9,12 @@ from urllib.parse import quote
 
 import anyio
 import mcp
+import pytest
 from mcp import StdioServerParameters
 from mcp_clients import http_json, http_server, text_of
 
 from mcpgym.servers.kernel.mcp_server import SessionPool, build_mcp_server
+from mcpgym.servers.kernel.session_pool import PoolFull, SessionExists
 from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.kernel.spec import ServerSpec
 
@@ -88,6 +90,7 @@ def test_http_sessions_match_in_process_and_are_isolated(zendesk: ServerSpec) ->
             async with mcp.Client(base + minted["endpoint"]) as client:
                 names, answers = await through(client)
                 assert answers == expected
+            assert http_json(base + "/sessions", "POST", {"session_id": "my-own-id"})[0] == 201
             async with mcp.Client(base + "/sessions/my-own-id/mcp") as other:
                 untouched = await other.call_tool("get_ticket", {"ticket_id": 1486})
                 assert '"priority":"high"' in text_of(untouched)
@@ -105,7 +108,8 @@ def test_http_sessions_match_in_process_and_are_isolated(zendesk: ServerSpec) ->
 
         anyio.run(main)
         status, health = http_json(base + "/healthz")
-        assert status == 200 and health["sessions"] == 3
+        # the legacy client's world went with its DELETE /mcp; the two others stay
+        assert status == 200 and health["sessions"] == 2
         assert http_json(base + f"/sessions/{minted['session_id']}", "DELETE")[0] == 200
         assert http_json(base + f"/sessions/{minted['session_id']}", "DELETE")[0] == 404
 
@@ -116,6 +120,10 @@ def test_http_serves_many_sessions_at_once() -> None:
     with http_server("zendesk") as base:
 
         async def one(n: int, failures: list[str]) -> None:
+            status, _ = await anyio.to_thread.run_sync(http_json, base + "/sessions", "POST", {"session_id": f"s{n}"})
+            if status != 201:
+                failures.append(f"session {n}: POST /sessions answered {status}")
+                return
             async with mcp.Client(f"{base}/sessions/s{n}/mcp") as client:
                 wrote = await client.call_tool("add_ticket_tags", {"ticket_id": 1486, "tags": [f"mark{n}"]})
                 read = await client.call_tool("get_ticket", {"ticket_id": 1486})
@@ -140,20 +148,34 @@ def test_http_serves_many_sessions_at_once() -> None:
         assert http_json(base + "/healthz")[1]["sessions"] == sessions
 
 
-def test_session_pool_evicts_and_says_so(zendesk: ServerSpec) -> None:
-    pool = SessionPool(zendesk, max_sessions=2)
-    assert pool.call("a", "update_ticket", {"ticket_id": 1486, "priority": "urgent"}).ok
-    pool.call("b", "list_groups", {})
-    pool.call("c", "list_groups", {})
-    assert len(pool) == 2
-    expired = pool.call("a", "get_ticket", {"ticket_id": 1486})
-    assert not expired.ok and (expired.error or "").startswith("session_expired:")
-    idle = SessionPool(zendesk, idle_seconds=0.0)
-    idle.call("x", "list_groups", {})
-    anyio.run(anyio.sleep, 0.01)
-    assert idle.call("y", "list_groups", {}).ok and len(idle) == 1
-    pool.close_all()
-    idle.close_all()
+def test_session_pool_refuses_when_full_and_says_why_sessions_ended(zendesk: ServerSpec) -> None:
+    async def main() -> None:
+        pool = SessionPool(zendesk, max_sessions=2)
+        a, b = await pool.create(), await pool.create()
+        assert (await pool.call(a, "update_ticket", {"ticket_id": 1486, "priority": "urgent"})).ok
+        with pytest.raises(PoolFull):
+            await pool.create()
+        assert len(pool) == 2 and (await pool.call(a, "get_ticket", {"ticket_id": 1486})).ok  # nobody evicted
+        assert await pool.close(b)
+        closed = await pool.call(b, "list_groups", {})
+        assert (closed.error or "").startswith("session_closed:") and "closed by the client" in (closed.error or "")
+        unknown = await pool.call("never-made", "list_groups", {})
+        assert (unknown.error or "").startswith("no_session:")
+        with pytest.raises(SessionExists):
+            await pool.create(b)  # ids are never reused
+        await pool.close_all()
+
+        idle = SessionPool(zendesk, idle_seconds=0.001)
+        x = await idle.create()
+        await anyio.sleep(0.01)
+        y = await idle.create()  # admission sweeps the idle one
+        assert x not in idle and y in idle
+        expired = await idle.call(x, "list_groups", {})
+        assert (expired.error or "").startswith("session_expired:") and "idle" in (expired.error or "")
+        assert "closed by the client" not in (expired.error or "")
+        await idle.close_all()
+
+    anyio.run(main)
 
 
 def test_bad_session_ids_are_refused() -> None:

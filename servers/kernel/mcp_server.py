@@ -1,109 +1,57 @@
 """A real MCP server for any `ServerSpec`, generated from the same tools as the in-process path.
 
 Every MCP session gets its own `ToolSession` (its own database), held in a `SessionPool`:
-- stdio: one client per process, so one session;
-- streamable HTTP: `POST /sessions` mints a session and its endpoint `/sessions/<id>/mcp`
-  (a client may also pick its own id); 2025-11-25 clients that send `Mcp-Session-Id` may use
-  plain `/mcp`, keyed by that header. Clients of the session-less 2026-07-28 protocol on plain
-  `/mcp` can list tools but must use a session endpoint to call them, so two clients never
-  share a world by accident.
+- stdio (and the SDK's in-memory client): one local client, whose session is created on its
+  first call;
+- streamable HTTP (`http_app`, `serve_http`): sessions created on purpose, each with its own
+  endpoint `/sessions/<id>/mcp`; 2025-11-25 clients may use plain `/mcp`, keyed by the
+  `Mcp-Session-Id` the server issued at their initialize. Clients of the session-less
+  2026-07-28 protocol on plain `/mcp` can list tools but must use a session endpoint to call
+  them, so two clients never share a world by accident.
 
 A call answers with exactly the text of `ToolSession.call` (`isError` set on failure) and, on
-success, the same object as `structuredContent`.
+success, the same object as `structuredContent`; a text longer than `max_result_chars` is cut
+with a note, as the in-process env does, and then carries no structured content.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import re
-import secrets
-import time
-from collections import OrderedDict, deque
-from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from mcpgym.servers.kernel.session import ToolResult, ToolSession
+from mcpgym.servers.kernel.session import ToolResult
+from mcpgym.servers.kernel.session_pool import PoolFull, SessionExists, SessionPool
 from mcpgym.servers.kernel.spec import ServerSpec
+from mcpgym.servers.kernel.truncation import truncate_result
 
-SESSION_ID = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
+__all__ = [
+    "DEFAULT_MAX_RESULT_CHARS",
+    "SessionPool",
+    "build_mcp_server",
+    "call_result",
+    "http_app",
+    "mcp_tools",
+    "run_stdio",
+    "serve_http",
+    "serve_stdio",
+]
+
+DEFAULT_MAX_RESULT_CHARS = 65_536
+"""Longest tool result text an MCP call answers with before it is cut."""
 STDIO_SESSION = "stdio"
-
-
-class SessionPool:
-    """Tool sessions keyed by client session id: created on first use, evicted when idle
-    longer than `idle_seconds` or, least recently used first, beyond `max_sessions`.
-
-    A call on an evicted session is an error telling the client to start a new one; it never
-    silently gets a fresh world.
-    """
-
-    def __init__(
-        self, spec: ServerSpec, seed: int = 0, max_sessions: int = 512, idle_seconds: float = 1800.0
-    ) -> None:
-        self.spec = spec
-        self.seed = seed
-        self.max_sessions = max_sessions
-        self.idle_seconds = idle_seconds
-        self._sessions: OrderedDict[str, tuple[ToolSession, float]] = OrderedDict()
-        self._expired: deque[str] = deque(maxlen=65_536)
-
-    def __len__(self) -> int:
-        return len(self._sessions)
-
-    def new_id(self) -> str:
-        return secrets.token_hex(16)
-
-    def session(self, key: str) -> ToolSession | str:
-        """The live session of `key` (created if new), or the error text for an expired one."""
-        now = time.monotonic()
-        self._evict_idle(now)
-        if key in self._sessions:
-            session, _ = self._sessions.pop(key)
-        elif key in self._expired:
-            return (
-                f"session_expired: session {key} was closed after {self.idle_seconds:.0f} s idle or "
-                f"to stay under {self.max_sessions} sessions; start a new session"
-            )
-        else:
-            session = ToolSession(self.spec, self.seed)
-        self._sessions[key] = (session, now)
-        while len(self._sessions) > self.max_sessions:
-            self._close(next(iter(self._sessions)))
-        return session
-
-    def call(self, key: str, tool: str, arguments: Any) -> ToolResult:
-        session = self.session(key)
-        if isinstance(session, str):
-            return ToolResult(tool=tool, ok=False, error=session)
-        return session.call(tool, arguments)
-
-    def drop(self, key: str) -> bool:
-        """Close a session on the client's request; true if it existed."""
-        if key not in self._sessions:
-            return False
-        self._close(key)
-        return True
-
-    def close_all(self) -> None:
-        for key in list(self._sessions):
-            self._close(key)
-
-    def _evict_idle(self, now: float) -> None:
-        while self._sessions:
-            key, (_, last) = next(iter(self._sessions.items()))
-            if now - last <= self.idle_seconds:
-                break
-            self._close(key)
-
-    def _close(self, key: str) -> None:
-        session, _ = self._sessions.pop(key)
-        session.close()
-        self._expired.append(key)
+LEGACY_PREFIX = "mcp:"
+"""Pool keys of sessions on plain `/mcp`: this prefix (a character no session id has) and the
+transport's `Mcp-Session-Id`."""
+NO_SESSION = (
+    "no_session: this endpoint has no session to keep your state in. POST /sessions to get an "
+    "endpoint of your own (/sessions/<id>/mcp)"
+)
 
 
 def mcp_tools(spec: ServerSpec) -> list[types.Tool]:
@@ -120,32 +68,54 @@ def mcp_tools(spec: ServerSpec) -> list[types.Tool]:
     ]
 
 
-def call_result(result: ToolResult) -> types.CallToolResult:
-    """A `ToolResult` as MCP: the same text, `isError` on failure, the object as structured content."""
+def call_result(result: ToolResult, max_chars: int = DEFAULT_MAX_RESULT_CHARS) -> types.CallToolResult:
+    """A `ToolResult` as MCP: the same text (cut past `max_chars`), `isError` on failure, and
+    the object as structured content when the text was not cut."""
+    text = result.text
+    shown = truncate_result(text, max_chars)
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=result.text)],
-        structured_content=result.data if result.ok else None,
+        content=[types.TextContent(type="text", text=shown)],
+        structured_content=result.data if result.ok and shown is text else None,
         is_error=not result.ok,
     )
 
 
 def session_key(ctx: ServerRequestContext[Any]) -> str | None:
-    """Which pool session a request belongs to: stdio, the URL's session id, or the header."""
+    """Which pool session a request belongs to: the local client, the URL's session id, or (for
+    the handshake protocols only, whose `Mcp-Session-Id` the SDK's transport has checked
+    against the ids it issued) the pool key of that header's session."""
     request = getattr(ctx, "request", None)
     if request is None:
         return STDIO_SESSION
-    path_params = getattr(request, "path_params", {}) or {}
+    path_params = getattr(request, "path_params", None) or {}
     if "session_id" in path_params:
         return str(path_params["session_id"])
     header = request.headers.get("mcp-session-id")
-    return f"mcp-{header}" if header else None
+    if header and ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+        return LEGACY_PREFIX + header
+    return None
 
 
-def build_mcp_server(pool: SessionPool) -> Server[Any]:
+async def open_local_session(pool: SessionPool, lock: anyio.Lock) -> str | None:
+    """Create the local client's session on its first call; the error text if it cannot be."""
+    async with lock:
+        if STDIO_SESSION in pool:
+            return None
+        try:
+            await pool.create(STDIO_SESSION)
+        except SessionExists:
+            return None  # closed before: the call says why
+        except PoolFull as full:
+            return str(full)
+    return None
+
+
+def build_mcp_server(pool: SessionPool, max_result_chars: int = DEFAULT_MAX_RESULT_CHARS) -> Server[Any]:
     """An MCP server (official SDK, low-level API) answering from `pool`'s sessions."""
     spec = pool.spec
     tools = mcp_tools(spec)
     schemas = {tool.name: tool.input_schema for tool in spec.tools}
+    local_lock = anyio.Lock()
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -157,12 +127,10 @@ def build_mcp_server(pool: SessionPool) -> Server[Any]:
     ) -> types.CallToolResult:
         key = session_key(ctx)
         if key is None:
-            error = (
-                "no_session: this endpoint has no session to keep your state in. POST /sessions to get "
-                "an endpoint of your own (/sessions/<id>/mcp), or use any id of your choosing there"
-            )
+            return call_result(ToolResult(tool=params.name, ok=False, error=NO_SESSION))
+        if key == STDIO_SESSION and (error := await open_local_session(pool, local_lock)) is not None:
             return call_result(ToolResult(tool=params.name, ok=False, error=error))
-        return call_result(pool.call(key, params.name, params.arguments))
+        return call_result(await pool.call(key, params.name, params.arguments), max_result_chars)
 
     return Server(
         spec.name,
@@ -175,87 +143,31 @@ def build_mcp_server(pool: SessionPool) -> Server[Any]:
     )
 
 
-async def serve_stdio(spec: ServerSpec, seed: int = 0) -> None:
+async def serve_stdio(spec: ServerSpec, seed: int = 0, max_result_chars: int = DEFAULT_MAX_RESULT_CHARS) -> None:
     """Serve one client over stdin/stdout until it disconnects."""
     from mcp.server.stdio import stdio_server
 
     pool = SessionPool(spec, seed, max_sessions=1)
-    server = build_mcp_server(pool)
+    server = build_mcp_server(pool, max_result_chars)
     try:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:
-        pool.close_all()
+        await pool.close_all()
 
 
-def http_app(
-    spec: ServerSpec, seed: int = 0, max_sessions: int = 512, idle_seconds: float = 1800.0
-) -> Any:
-    """A Starlette app serving `spec` over streamable HTTP, one world per session."""
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse
-    from starlette.routing import Route
-    from starlette.types import Receive, Scope, Send
-
-    pool = SessionPool(spec, seed, max_sessions=max_sessions, idle_seconds=idle_seconds)
-    manager = StreamableHTTPSessionManager(app=build_mcp_server(pool), json_response=True)
-
-    class McpEndpoint:
-        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-            sid = scope.get("path_params", {}).get("session_id")
-            if sid is not None and not SESSION_ID.match(sid):
-                response = JSONResponse({"error": "session ids are 1-64 letters, digits, '-' or '_'"}, 400)
-                await response(scope, receive, send)
-                return
-            await manager.handle_request(scope, receive, send)
-
-    async def create_session(request: Request) -> JSONResponse:
-        sid = pool.new_id()
-        pool.session(sid)
-        return JSONResponse({"session_id": sid, "endpoint": f"/sessions/{sid}/mcp"}, status_code=201)
-
-    async def delete_session(request: Request) -> JSONResponse:
-        sid = request.path_params["session_id"]
-        if not pool.drop(sid):
-            return JSONResponse({"error": f"no live session {sid}"}, status_code=404)
-        return JSONResponse({"closed": sid})
-
-    async def health(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "server": spec.name, "seed": seed, "sessions": len(pool)})
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with manager.run():
-            try:
-                yield
-            finally:
-                pool.close_all()
-
-    endpoint = McpEndpoint()
-    app = Starlette(
-        routes=[
-            Route("/sessions", create_session, methods=["POST"]),
-            Route("/sessions/{session_id}", delete_session, methods=["DELETE"]),
-            Route("/sessions/{session_id}/mcp", endpoint, methods=["GET", "POST", "DELETE"]),
-            Route("/mcp", endpoint, methods=["GET", "POST", "DELETE"]),
-            Route("/healthz", health, methods=["GET"]),
-        ],
-        lifespan=lifespan,
-    )
-    app.state.pool = pool
-    return app
+def run_stdio(spec: ServerSpec, seed: int = 0, max_result_chars: int = DEFAULT_MAX_RESULT_CHARS) -> None:
+    asyncio.run(serve_stdio(spec, seed, max_result_chars))
 
 
-def serve_http(
-    spec: ServerSpec, host: str = "127.0.0.1", port: int = 8000, seed: int = 0, max_sessions: int = 512
-) -> None:
-    """Run the streamable HTTP server until interrupted."""
-    import uvicorn
+def __getattr__(name: str) -> Any:
+    """`http_app` and `serve_http` live in their own modules; imported on first use here."""
+    if name == "http_app":
+        from mcpgym.servers.kernel.http_app import http_app
 
-    uvicorn.run(http_app(spec, seed, max_sessions), host=host, port=port, log_level="warning")
+        return http_app
+    if name == "serve_http":
+        from mcpgym.servers.kernel.http_serve import serve_http
 
-
-def run_stdio(spec: ServerSpec, seed: int = 0) -> None:
-    asyncio.run(serve_stdio(spec, seed))
+        return serve_http
+    raise AttributeError(name)
