@@ -29,6 +29,7 @@ from mcpgym.envs.spaces import AssistantTurn, Conversation, ToolList
 from mcpgym.envs.toolbox import Toolbox
 from mcpgym.envs.trajectory import CallRecord, Trajectory, status_of_error
 from mcpgym.servers.catalog import load_server
+from mcpgym.servers.kernel.truncation import truncate_result
 from mcpgym.tasks.execute import observed_changes
 from mcpgym.tasks.loader import TASK_SETS, load_tasks, named_tasks, shipped_tasks
 from mcpgym.tasks.model import Task
@@ -253,10 +254,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self._messages.append(freeze(message))
 
     def _truncate(self, text: str) -> str:
-        if len(text) <= self.max_result_chars:
-            return text
-        cut = len(text) - self.max_result_chars
-        return text[: self.max_result_chars] + f"... [truncated {cut} characters; ask for fewer results per page]"
+        return truncate_result(text, self.max_result_chars)
 
     @staticmethod
     def _tool_message(call: ToolCall, content: str) -> dict[str, Any]:
