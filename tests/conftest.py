@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -11,6 +13,14 @@ from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.kernel.spec import ServerSpec
 
 SERVERS = server_names()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Seeded worlds cached on disk go to pytest's cache folder, never the user's (unless
+    MCPGYM_CACHE_DIR says otherwise); subprocesses inherit the setting."""
+    cache = getattr(config, "cache", None)
+    folder = cache.mkdir("mcpgym-worlds") if cache is not None else tempfile.mkdtemp(prefix="mcpgym-")
+    os.environ.setdefault("MCPGYM_CACHE_DIR", str(folder))
 
 
 @pytest.fixture(scope="session")

@@ -3,36 +3,32 @@
 from __future__ import annotations
 
 import json
-import re
 import logging
+import sqlite3
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
-from sqlalchemy import event
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from mcpgym.servers.kernel.database import (
-    SEED_SCHEMA,
-    RowChange,
-    diff_against,
-    engine_for,
-    new_connection,
-    state_hash,
-)
+from mcpgym.servers.kernel.database import RowChange, state_hash
 from mcpgym.servers.kernel.errors import (
     InternalToolError,
     InvalidArgumentError,
     ToolError,
     UnknownToolError,
+    database_refusal,
 )
+from mcpgym.servers.kernel.limits import MAX_RESULT_CHARS
 from mcpgym.servers.kernel.spec import ServerSpec
 from mcpgym.servers.kernel.tools import ToolContext, ToolSpec
 from mcpgym.servers.kernel.world import build_world
 
 log = logging.getLogger(__name__)
 
-WRITE_STATEMENT = re.compile(r'\s*(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)"?', re.IGNORECASE)
+REGROWTH_PAGES = 256
+"""Pages (1 MiB) a database may grow by and still be reset in place, whatever its size."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +41,7 @@ class ToolResult:
     error: str | None = None
     wrote: bool = False
 
-    @property
+    @cached_property
     def text(self) -> str:
         """What a model reads: compact JSON on success, `<code>: <message>` on error."""
         if self.ok:
@@ -62,43 +58,60 @@ class ToolSession:
 
     def __init__(self, spec: ServerSpec, seed: int = 0) -> None:
         self.spec = spec
-        self._connection = new_connection()
-        self._engine = engine_for(self._connection)
-        self._db = Session(self._engine, expire_on_commit=False)
-        self._touched: set[str] = set()
-        self._attached_seed: int | None = None
-        """The seed whose database is attached as `seed` for `diff` (attached on first use)."""
-        event.listen(self._engine, "before_cursor_execute", self._record_write)
+        self._bind = spec.engine.connect()
+        """This session's own database, through the server's engine (whose compiled
+        statements every session shares); the ORM session stays bound to it."""
+        self._connection: sqlite3.Connection = self._bind.connection.dbapi_connection  # type: ignore[assignment]
+        self._db = Session(self._bind, expire_on_commit=False)
+        self._loaded_seed: int | None = None
+        """The seed whose world the database holds (plus the changes in its log)."""
+        self._seeded_pages = 0
         self.seed = seed
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Restore the seeded world of `seed` (default: the current seed)."""
+        """Restore the seeded world of `seed` (default: the current seed).
+
+        Back to the seed it holds, the session undoes its logged changes in place, in
+        proportion to what it changed, and its prepared statements stay valid; another seed,
+        or a database grown well beyond its seeded size, is restored from the seeded bytes."""
         if seed is not None:
             self.seed = seed
         self._db.close()
-        self._connection.deserialize(self.spec.seeded(self.seed).snapshot)
+        if not self._undo_in_place():
+            self._connection.deserialize(self.spec.seeded(self.seed).snapshot)
+            self._limit_storage()
+            self._loaded_seed = self.seed
+            self._seeded_pages = self._page_count()
         world = build_world(self.seed)
         self.context = ToolContext(db=self._db, now=world.now, world=world)
         self.writes = 0
-        self._touched.clear()
 
     @property
     def tools(self) -> list[ToolSpec]:
         return list(self.spec.tools)
 
     def call(self, name: str, arguments: Any = None) -> ToolResult:
-        """Call tool `name`; never raises for bad input, always answers with a `ToolResult`."""
+        """Call tool `name`; never raises for bad input, always answers with a `ToolResult`.
+
+        A result whose JSON text is longer than `MAX_RESULT_CHARS` is an error asking for
+        less, and a write beyond the storage quota is refused; neither changes the state.
+        """
         tool = self.spec.tools.get(name)
         try:
             if tool is None:
                 raise UnknownToolError(
-                    f"{self.spec.name} has no tool named {name!r}. "
+                    f"{self.spec.name} has no tool named {name[:80]!r}. "
                     f"Available tools: {', '.join(self.spec.tools.names())}"
                 )
             kwargs = tool.validate({} if arguments is None else arguments)
-            result = tool.fn(self.context, **kwargs)
-            data = result.model_dump(mode="json")
+            result = ToolResult(tool=name, ok=True, data=tool.fn(self.context, **kwargs).model_dump(mode="json"),
+                                wrote=tool.writes)
+            if len(result.text) > MAX_RESULT_CHARS:
+                raise InvalidArgumentError(
+                    f"{name}: the result would be {len(result.text):,} characters, over the limit of "
+                    f"{MAX_RESULT_CHARS:,}; ask for less (fewer results per page, narrower filters)"
+                )
             if tool.writes:
                 self._db.commit()
                 self.writes += 1
@@ -115,43 +128,67 @@ class ToolSession:
             self._db.rollback()
             message = str(err.orig).splitlines()[0] if err.orig else "constraint violated"
             return ToolResult(tool=name, ok=False, error=InvalidArgumentError(message).render())
+        except OperationalError as err:
+            self._db.rollback()
+            refusal = database_refusal(name, err.orig)
+            if refusal is None:
+                log.exception("tool %s.%s failed", self.spec.name, name)
+                refusal = InternalToolError(f"{name} failed inside the server; the state is unchanged")
+            return ToolResult(tool=name, ok=False, error=refusal.render())
         except Exception:
             self._db.rollback()
             log.exception("tool %s.%s failed", self.spec.name, name)
             error = InternalToolError(f"{name} failed inside the server; the state is unchanged")
             return ToolResult(tool=name, ok=False, error=error.render())
-        return ToolResult(tool=name, ok=True, data=data, wrote=tool.writes)
+        return result
+
+    def _undo_in_place(self) -> bool:
+        """Undo the logged changes if the database holds this seed's world and has not grown
+        by more than a quarter (then a deserialize gives the memory back)."""
+        if self._loaded_seed != self.seed:
+            return False
+        if self._connection.in_transaction:
+            self._connection.rollback()
+        if self._page_count() > self._seeded_pages + max(self._seeded_pages // 4, REGROWTH_PAGES):
+            return False
+        try:
+            self.spec.changelog.undo(self._connection)
+        except sqlite3.Error as err:
+            log.warning("undoing the changes of a %s session failed (%s); restoring it whole", self.spec.name, err)
+            return False
+        return True
+
+    def _page_count(self) -> int:
+        return int(self._connection.execute("PRAGMA main.page_count").fetchone()[0])
+
+    def _limit_storage(self) -> None:
+        """Let the freshly deserialized database grow by at most the spec's storage quota.
+
+        SQLite forgets `max_page_count` on every deserialize, so this runs after each one; a
+        write beyond it fails with SQLITE_FULL and is rolled back whole.
+        """
+        page_size = int(self._connection.execute("PRAGMA main.page_size").fetchone()[0])
+        pages = int(self._connection.execute("PRAGMA main.page_count").fetchone()[0])
+        quota_pages = max(1, self.spec.storage_quota_bytes // page_size)
+        self._connection.execute(f"PRAGMA main.max_page_count = {pages + quota_pages}")
 
     def state_hash(self) -> str:
         """Hash of the current state's rows; equal to the seeded hash after `reset`."""
-        return state_hash(self._connection)
+        return state_hash(self._connection, self.spec.layouts)
 
     def diff(self) -> list[RowChange]:
-        """Row changes since the seeded world (empty when nothing was written).
+        """Row changes since the seeded world (empty when nothing was written), in table and
+        key order.
 
-        Only the tables a write may have touched are compared, so this costs in proportion
-        to what changed, not to the size of the world.
+        Read from the session's change log (`changelog`), which triggers fill however a row
+        was written (unit of work, cascades, bulk or raw SQL): this costs in proportion to
+        what changed, not to the size of the world.
         """
-        if self.writes == 0:
-            return []
-        if self._attached_seed != self.seed:
-            if self._attached_seed is None:
-                self._connection.execute(f"ATTACH DATABASE ':memory:' AS {SEED_SCHEMA}")
-            self._connection.deserialize(self.spec.seeded(self.seed).snapshot, name=SEED_SCHEMA)
-            self._attached_seed = self.seed
-        return diff_against(self._connection, self._touched)
-
-    def _record_write(self, conn: object, cursor: object, statement: str, *args: object) -> None:
-        """Note the table of every INSERT, UPDATE or DELETE sent to the database, whichever
-        way it was issued (unit of work, cascades, bulk or raw SQL), for `diff`."""
-        match = WRITE_STATEMENT.match(statement)
-        if match:
-            self._touched.add(match.group(1))
+        return self.spec.changelog.diff(self._connection)
 
     def close(self) -> None:
         self._db.close()
-        self._engine.dispose()
-        self._connection.close()
+        self._bind.close()
 
     def __enter__(self) -> ToolSession:
         return self

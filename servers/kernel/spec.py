@@ -3,17 +3,45 @@
 from __future__ import annotations
 
 import random
+import sqlite3
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, cached_property
+from importlib.metadata import version
+from pathlib import Path
 
+import sqlalchemy
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session
 
-from mcpgym.servers.kernel.database import build_snapshot
+from mcpgym.servers.kernel import disk_cache
+from mcpgym.servers.kernel.changelog import ChangeLog
+from mcpgym.servers.kernel.database import (
+    TableLayout,
+    build_snapshot,
+    create_schema,
+    engine_for,
+    new_connection,
+    shared_engine,
+    table_layouts,
+)
+from mcpgym.servers.kernel.limits import STORAGE_QUOTA_BYTES
+from mcpgym.servers.kernel.memo import BoundedCache
 from mcpgym.servers.kernel.tools import ToolRegistry
 from mcpgym.servers.kernel.world import World, build_world, domain_rng
 
 Populate = Callable[[Session, World, random.Random], None]
+
+KERNEL = Path(__file__).parent
+SNAPSHOT_CODE = tuple(KERNEL / name for name in ("world.py", "database.py", "changelog.py", "spec.py"))
+"""Kernel modules that shape a seeded database, besides the server's own package."""
+
+KERNEL_DIGEST = disk_cache.source_digest(SNAPSHOT_CODE)
+"""Their digest, read once they are imported (so it describes the code that runs)."""
+
+SNAPSHOT_BYTES_IN_MEMORY = 256 << 20
+"""Seeded databases kept in memory, by size; others come back from the disk cache."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,14 +61,88 @@ class ServerSpec:
     base: type[DeclarativeBase]
     populate: Populate
     tools: ToolRegistry = field(repr=False)
+    storage_quota_bytes: int = STORAGE_QUOTA_BYTES
+    """How much a session's database may grow beyond its seeded size."""
+    code_digest: str | None = field(init=False, repr=False)
+    """A digest of the code and library versions that shape this server's seeded databases
+    (read when the spec is made, right after its modules were imported), or None when they
+    cannot be pinned down (a populate or schema defined inside a function): then the
+    seeded databases are never kept on disk."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code_digest", _code_digest(self.populate, self.base))
 
     def seeded(self, seed: int) -> SeededState:
-        """The seeded state of `seed`, built on first use and then shared (it is immutable)."""
-        return _seeded_state(self, seed)
+        """The seeded state of `seed`, built on first use and then shared (it is immutable).
+
+        Kept in memory (the most recently used, up to `SNAPSHOT_BYTES_IN_MEMORY`) and in the
+        disk cache, so another process loads it instead of running the seeding again."""
+        return _snapshots.get((self, seed), lambda: SeededState(snapshot=_load_or_build(self, seed)))
+
+    @cached_property
+    def engine(self) -> Engine:
+        """The engine every session of this server connects through: one compiled-statement
+        cache for all of them, a private in-memory database for each."""
+        return shared_engine()
+
+    @cached_property
+    def layouts(self) -> tuple[TableLayout, ...]:
+        """The layout of every table of the schema, by name."""
+        connection = new_connection()
+        engine = engine_for(connection)
+        create_schema(engine, self.base)
+        layouts = tuple(table_layouts(connection))
+        engine.dispose()
+        connection.close()
+        return layouts
+
+    @cached_property
+    def changelog(self) -> ChangeLog:
+        """The change log of this schema: built into every seeded database, read by a
+        session's `diff` and `reset`."""
+        return ChangeLog.for_schema(self.layouts, self.base)
 
 
-@lru_cache(maxsize=128)
-def _seeded_state(spec: ServerSpec, seed: int) -> SeededState:
+def _code_digest(populate: Populate, base: type[DeclarativeBase]) -> str | None:
+    """The digest of the kernel, of the packages defining `populate` and `base`, of their names,
+    and of the library versions; None for a function defined inside another one."""
+    files = []
+    names = []
+    for part in (populate, base):
+        qualname = getattr(part, "__qualname__", "")
+        module = sys.modules.get(getattr(part, "__module__", "") or "")
+        source = getattr(module, "__file__", None)
+        if not qualname or "<" in qualname or source is None:
+            return None
+        files += Path(source).parent.glob("*.py")
+        names.append(f"{part.__module__}:{qualname}")
+    return disk_cache.digest_of([KERNEL_DIGEST, disk_cache.source_digest(files), *names, *_library_versions()])
+
+
+@cache
+def _library_versions() -> tuple[str, ...]:
+    """Versions of what else shapes the bytes: SQLAlchemy (DDL), Faker, SQLite, Python."""
+    return (sqlalchemy.__version__, version("faker"), sqlite3.sqlite_version, f"{sys.version_info[:2]}")
+
+
+_snapshots: BoundedCache[SeededState] = BoundedCache(SNAPSHOT_BYTES_IN_MEMORY, lambda state: len(state.snapshot))
+
+
+def _load_or_build(spec: ServerSpec, seed: int) -> bytes:
+    """The seeded database of `seed` from the disk cache, else built (and then stored)."""
+    key = None if spec.code_digest is None else f"{spec.name}-{seed}-{spec.code_digest}"
+    if key is not None:
+        stored = disk_cache.load(key)
+        if stored is not None:
+            return stored
+    snapshot = build_seeded(spec, seed)
+    if key is not None:
+        disk_cache.store(key, snapshot)
+    return snapshot
+
+
+def build_seeded(spec: ServerSpec, seed: int) -> bytes:
+    """Build the seeded database of `seed` from scratch: world, populate, change log, bytes."""
     world = build_world(seed)
     rng = domain_rng(seed, spec.name)
-    return SeededState(snapshot=build_snapshot(spec.base, lambda db: spec.populate(db, world, rng)))
+    return build_snapshot(spec.base, lambda db: spec.populate(db, world, rng), spec.changelog.install)

@@ -14,11 +14,17 @@ Linking rules, for every server:
 from __future__ import annotations
 
 import random
+import sys
 from datetime import datetime, timedelta
-from functools import lru_cache
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
 
-from faker import Faker
-from pydantic import BaseModel, ConfigDict
+import pydantic
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from mcpgym.servers.kernel import disk_cache
+from mcpgym.servers.kernel.memo import BoundedCache
 
 BASE_NOW = datetime(2025, 11, 12, 17, 0, 0)
 """The clock of the world of seed 0; other seeds move it forward by `seed % 366` days."""
@@ -113,9 +119,53 @@ def _domain_of(name: str, taken: set[str]) -> str:
     return domain
 
 
-@lru_cache(maxsize=32)
+WORLDS_IN_MEMORY = 128
+"""Worlds kept in memory (about 1 MB each); others come back from the disk cache."""
+
+_worlds: BoundedCache[World] = BoundedCache(WORLDS_IN_MEMORY)
+
+
 def build_world(seed: int) -> World:
-    """Generate the world of `seed`; the same seed gives the same world, field for field."""
+    """The world of `seed`; the same seed gives the same world, field for field.
+
+    Generated once, then kept in memory and in the disk cache (`disk_cache`), so other
+    processes load it instead of running Faker again."""
+    return _worlds.get(seed, lambda: _load_or_generate(seed))
+
+
+WORLD_SOURCE_DIGEST = disk_cache.source_digest([Path(__file__)])
+"""This module's code, read as it is imported (so it describes the code that runs)."""
+
+
+@cache
+def world_code_digest() -> str:
+    """A digest of what shapes a world: this module's code and the library versions."""
+    versions = (version("faker"), pydantic.VERSION, f"{sys.version_info.major}.{sys.version_info.minor}")
+    return disk_cache.digest_of([WORLD_SOURCE_DIGEST, *versions])
+
+
+def _load_or_generate(seed: int) -> World:
+    key = f"world-{seed}-{world_code_digest()}"
+    stored = disk_cache.load(key)
+    if stored is not None:
+        try:
+            world = World.model_validate_json(stored)
+        except ValidationError:
+            world = None
+        if world is not None and world.seed == seed:
+            return world
+    world = generate_world(seed)
+    disk_cache.store(key, world.model_dump_json().encode())
+    return world
+
+
+def generate_world(seed: int) -> World:
+    """Generate the world of `seed` with Faker (what `build_world` caches).
+
+    Faker is imported here, on first use: it takes about 0.1 s to load, and a process whose
+    worlds come from the disk cache never needs it."""
+    from faker import Faker
+
     fake = Faker("en_US")
     fake.seed_instance(seed)
     rng = domain_rng(seed, "world")
