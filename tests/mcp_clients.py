@@ -11,8 +11,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import mcp_types as types
@@ -129,3 +129,18 @@ def legacy_call_body(tool: str, arguments: dict[str, Any], request_id: int = 2) 
 def result_text(body: Any) -> str:
     """The text of a JSON-RPC `tools/call` answer (its content blocks joined)."""
     return "".join(block.get("text", "") for block in body["result"]["content"])
+
+
+@asynccontextmanager
+async def served(spec: Any, **settings: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """An in-process HTTP client of `http_app(spec, HttpSettings(**settings))` with the app's
+    lifespan running, and the app."""
+    import httpx2
+
+    from mcpgym.servers.kernel.http_app import HttpSettings, http_app
+
+    app = http_app(spec, HttpSettings(**settings))
+    async with app.router.lifespan_context(app):
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000", timeout=60) as client:
+            yield client, app

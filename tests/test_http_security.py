@@ -3,13 +3,10 @@ ids: only ids the server minted, or that a client created on purpose, reach a wo
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,24 +20,14 @@ from mcp_clients import (
     modern_call_body,
     modern_headers,
     result_text,
+    served,
 )
 from starlette.datastructures import Headers
 
 from mcpgym.servers.kernel.http_access import AccessGuard, AccessPolicy, host_name
-from mcpgym.servers.kernel.http_app import HttpSettings, http_app
 from mcpgym.servers.kernel.spec import ServerSpec
 
 TOKEN = "s3cret-token-of-enough-length"
-
-
-@contextlib.asynccontextmanager
-async def served(spec: ServerSpec, **settings: Any) -> AsyncIterator[httpx2.AsyncClient]:
-    """An in-process client of `http_app(spec)` with its lifespan running."""
-    app = http_app(spec, HttpSettings(**settings))
-    async with app.router.lifespan_context(app):
-        transport = httpx2.ASGITransport(app=app)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
-            yield client
 
 
 ROUTES = [
@@ -55,7 +42,7 @@ ROUTES = [
 
 def test_token_guards_every_route_but_health(zendesk: ServerSpec) -> None:
     async def main() -> None:
-        async with served(zendesk, access=AccessPolicy(token=TOKEN)) as client:
+        async with served(zendesk, access=AccessPolicy(token=TOKEN)) as (client, _):
             for method, path in ROUTES:
                 missing = await client.request(method, path)
                 assert missing.status_code == 401, (method, path)
@@ -106,7 +93,7 @@ def test_token_from_the_environment_guards_the_cli_server() -> None:
 )
 def test_host_header_rules(zendesk: ServerSpec, host: str, allowed: bool) -> None:
     async def main() -> None:
-        async with served(zendesk) as client:
+        async with served(zendesk) as (client, _):
             for method, path in [*ROUTES, ("GET", "/healthz")]:
                 answer = await client.request(method, path, headers={"Host": host})
                 assert (answer.status_code != 421) is allowed, (method, path, answer.status_code)
@@ -142,7 +129,7 @@ def test_allowed_hosts_and_wildcard_bind() -> None:
 )
 def test_origin_rules(zendesk: ServerSpec, origin: str | None, allowed: bool) -> None:
     async def main() -> None:
-        async with served(zendesk, access=AccessPolicy(allowed_origins=["https://app.example.org"])) as client:
+        async with served(zendesk, access=AccessPolicy(allowed_origins=["https://app.example.org"])) as (client, _):
             headers = {"Origin": origin} if origin is not None else {}
             for method, path in [*ROUTES, ("GET", "/healthz")]:
                 answer = await client.request(method, path, headers=headers)
@@ -174,7 +161,7 @@ def test_any_header_values_are_judged_without_error(host: str, origin: str, auth
 
 def test_session_ids_the_server_never_minted_reach_no_world(zendesk: ServerSpec) -> None:
     async def main() -> None:
-        async with served(zendesk) as client:
+        async with served(zendesk) as (client, _):
             call = modern_call_body("update_ticket", {"ticket_id": 1486, "priority": "low"})
             # the session-less protocol on plain /mcp, with a header of the client's choosing
             forged = await client.post(
@@ -207,7 +194,7 @@ def test_session_ids_the_server_never_minted_reach_no_world(zendesk: ServerSpec)
 
 def test_plain_mcp_worlds_are_keyed_only_by_ids_the_sdk_issued(zendesk: ServerSpec) -> None:
     async def main() -> None:
-        async with served(zendesk) as client:
+        async with served(zendesk) as (client, _):
             opened = await client.post("/mcp", json=LEGACY_INITIALIZE, headers=legacy_headers())
             sid = opened.headers["mcp-session-id"]
             await client.post("/mcp", json=LEGACY_INITIALIZED, headers=legacy_headers(sid))

@@ -4,9 +4,7 @@ the client closes them, and several worker processes behind one address."""
 
 from __future__ import annotations
 
-import contextlib
 import random
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -26,26 +24,17 @@ from mcp_clients import (
     modern_call_body,
     modern_headers,
     result_text,
+    served,
     text_of,
 )
 
 from mcpgym.servers.kernel.http_access import AccessPolicy
-from mcpgym.servers.kernel.http_app import HttpSettings, http_app
+from mcpgym.servers.kernel.http_app import HttpSettings
 from mcpgym.servers.kernel.http_workers import minter, owner, worker_settings
 from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.kernel.session_pool import session_bytes
 from mcpgym.servers.kernel.spec import ServerSpec
 from mcpgym.servers.kernel.truncation import truncate_result
-
-
-@contextlib.asynccontextmanager
-async def served(spec: ServerSpec, **settings: Any) -> AsyncIterator[tuple[httpx2.AsyncClient, Any]]:
-    """An in-process client of `http_app(spec)` with its lifespan running, and the app."""
-    app = http_app(spec, HttpSettings(**settings))
-    async with app.router.lifespan_context(app):
-        transport = httpx2.ASGITransport(app=app)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000", timeout=60) as client:
-            yield client, app
 
 
 async def call(client: httpx2.AsyncClient, sid: str, tool: str, arguments: dict[str, Any]) -> httpx2.Response:
