@@ -302,6 +302,28 @@ def test_meeting_stats_agree_with_the_listing(session: ToolSession) -> None:
     assert stats["total_minutes"] == minutes == sum(g["minutes"] for g in stats["groups"])
 
 
+@pytest.mark.parametrize("group_by", ["calendar", "organizer"])
+def test_meeting_stats_groups_agree_with_the_listing(session: ToolSession, group_by: str) -> None:
+    now = session.context.now
+    window = {"time_min": iso(now - timedelta(days=30)), "time_max": iso(now)}
+    stats = ok(session, "meeting_stats", {"group_by": group_by, **window})
+    expected: dict[str, int] = {}
+    page = 1
+    while page is not None:
+        data = ok(session, "list_events", {"page": page, "per_page": 100, **window})
+        for e in data["events"]:
+            key = str(e["calendar_id"]) if group_by == "calendar" else e["organizer"]["email"]
+            expected[key] = expected.get(key, 0) + 1
+        page = data["next_page"]
+    assert len(stats["groups"]) > 1
+    assert {g["key"]: g["events"] for g in stats["groups"]} == expected
+    assert [g["events"] for g in stats["groups"]] == sorted((g["events"] for g in stats["groups"]), reverse=True)
+    calendars = {str(c["id"]): c["name"] for c in ok(session, "list_calendars", {"per_page": 100})["calendars"]}
+    for g in stats["groups"]:
+        label = calendars.get(g["key"]) if group_by == "calendar" else ok(session, "get_person", {"email": g["key"]})["name"]
+        assert g["label"] == label
+
+
 def test_suggested_slots_are_free_and_within_working_hours(session: ToolSession) -> None:
     people = employees(4)
     now = session.context.now

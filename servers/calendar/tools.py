@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy.orm import lazyload
 
 from mcpgym.servers.calendar.models import (
     Attendee,
@@ -390,14 +391,26 @@ def _expand(event: Event, start: datetime, end: datetime, include_cancelled: boo
     return [o for o in found_list if include_cancelled or o.status == "confirmed"]
 
 
-def _occurrences(ctx: ToolContext, start: datetime, end: datetime, clauses: list[ColumnElement[bool]],
-                 include_cancelled: bool = False) -> list[Occurrence]:
-    """Every occurrence of the events matching `clauses` that overlaps `[start, end)`, in time order."""
+def _occurring(start: datetime, end: datetime, clauses: list[ColumnElement[bool]],
+               include_cancelled: bool = False) -> list[ColumnElement[bool]]:
+    """Where clauses of the events matching `clauses` with an occurrence that may overlap `[start, end)`."""
     where = [Event.span_start < end, Event.span_end > start, *clauses]
     if not include_cancelled:
         where.append(Event.status == "confirmed")
-    found = [o for e in ctx.db.scalars(select(Event).where(*where))
-             for o in _expand(e, start, end, include_cancelled)]
+    return where
+
+
+def _occurrences(ctx: ToolContext, start: datetime, end: datetime, clauses: list[ColumnElement[bool]],
+                 include_cancelled: bool = False, attendees: bool = True) -> list[Occurrence]:
+    """Every occurrence of the events matching `clauses` that overlaps `[start, end)`, in time order.
+
+    `attendees=False` leaves the events' attendees unloaded (read on access) for callers that
+    do not use them.
+    """
+    query = select(Event).where(*_occurring(start, end, clauses, include_cancelled))
+    if not attendees:
+        query = query.options(lazyload(Event.attendees))
+    found = [o for e in ctx.db.scalars(query) for o in _expand(e, start, end, include_cancelled)]
     return sorted(found, key=lambda o: (o.start, o.event.id, o.occurrence_id or ""))
 
 
@@ -565,10 +578,10 @@ def _event_clauses(
     if organizer_email is not None:
         clauses.append(Event.organizer_id == _person(ctx, organizer_email).id)
     if organization:
-        members = (select(Attendee.event_id).join(Person, Person.id == Attendee.person_id)
-                   .join(Organization, Organization.id == Person.organization_id)
-                   .where(contains_text(organization, Organization.name)))
-        clauses.append(Event.id.in_(members))
+        # Narrowed from the few organisations down, so that attendees are read by their index.
+        orgs = select(Organization.id).where(contains_text(organization, Organization.name))
+        members = select(Person.id).where(Person.organization_id.in_(orgs))
+        clauses.append(Event.id.in_(select(Attendee.event_id).where(Attendee.person_id.in_(members))))
     if room_id is not None:
         _room(ctx, room_id)
         clauses.append(Event.room_id == room_id)
@@ -605,8 +618,8 @@ def _check_room_free(ctx: ToolContext, room: Room, spans: list[tuple[datetime, d
     spans = sorted((s, e) for s, e in spans if e > ctx.now)
     if not spans:
         return
-    taken = [o for o in _occurrences(ctx, spans[0][0], max(e for _, e in spans), [Event.room_id == room.id])
-             if o.event.id != event_id]
+    taken = [o for o in _occurrences(ctx, spans[0][0], max(e for _, e in spans), [Event.room_id == room.id],
+                                  attendees=False) if o.event.id != event_id]
     for start, end in spans:
         for o in taken:
             if o.start < end and start < o.end:
@@ -937,7 +950,7 @@ def _rooms_with_bookings(ctx: ToolContext, start: datetime, end: datetime, size:
     """Rooms holding `size` people, smallest first, with their merged bookings in the range."""
     rooms = list(ctx.db.scalars(select(Room).where(Room.capacity >= size).order_by(Room.capacity, Room.id)))
     taken: dict[int, list[tuple[datetime, datetime]]] = {r.id: [] for r in rooms}
-    for o in _occurrences(ctx, start, end, [Event.room_id.in_(list(taken))]):
+    for o in _occurrences(ctx, start, end, [Event.room_id.in_(list(taken))], attendees=False):
         taken[o.event.room_id or 0].append((o.start, o.end))
     return [(r, _merge(taken[r.id])) for r in rooms]
 
@@ -970,7 +983,7 @@ def list_rooms(
     rooms = list(ctx.db.scalars(select(Room).where(*clauses).order_by(Room.capacity, Room.id)))
     if available_from is not None and available_until is not None:
         start, end = _range(available_from, available_until, _zone(time_zone), ctx.now)
-        booked = {o.event.room_id for o in _occurrences(ctx, start, end, [Event.room_id.is_not(None)])}
+        booked = {o.event.room_id for o in _occurrences(ctx, start, end, [Event.room_id.is_not(None)], attendees=False)}
         rooms = [r for r in rooms if r.id not in booked]
     return RoomList(rooms=[_room_out(r) for r in rooms])
 
@@ -987,7 +1000,7 @@ def get_room_availability(
     room = _room(ctx, room_id)
     zone = _zone(time_zone)
     start, end = _range(time_min, time_max, zone, ctx.now, MAX_RANGE_DAYS)
-    found = _occurrences(ctx, start, end, [Event.room_id == room_id])
+    found = _occurrences(ctx, start, end, [Event.room_id == room_id], attendees=False)
     bookings = []
     for o in found:
         shown = zone if time_zone else ZoneInfo(o.event.time_zone)
@@ -999,23 +1012,40 @@ def get_room_availability(
                             busy_minutes=sum(_minutes(s, e) for s, e in busy), bookings=bookings)
 
 
-def _group_keys(occ: Occurrence, group_by: str, zone: ZoneInfo | None, calendars: dict[int, str],
-                staff: dict[int, Person]) -> list[tuple[str, str]]:
-    """The (key, label) pairs an occurrence counts under."""
-    event = occ.event
-    local = to_local(occ.start, zone or ZoneInfo(event.time_zone))
-    if group_by == "month":
-        return [(local.strftime("%Y-%m"),) * 2]
-    if group_by == "week":
-        year, week, _ = local.isocalendar()
-        return [(f"{year}-W{week:02d}",) * 2]
+def _group_labels(ctx: ToolContext, group_by: str, where: list[ColumnElement[bool]],
+                  found: list[Occurrence]) -> dict[int, list[tuple[str, str]]]:
+    """Per event id, the (key, label) pairs its occurrences count under, for the groupings that
+    name calendars, organisers or organisations; each read in one statement over the events of
+    `found` (matched by `where`)."""
     if group_by == "calendar":
-        return [(str(event.calendar_id), calendars[event.calendar_id])]
+        ids = {o.event.calendar_id for o in found}
+        names = {cid: name for cid, name in ctx.db.execute(select(Calendar.id, Calendar.name).where(Calendar.id.in_(ids)))}
+        return {o.event.id: [(str(o.event.calendar_id), names[o.event.calendar_id])] for o in found}
     if group_by == "organizer":
-        organizer = staff[event.organizer_id]
-        return [(organizer.email, organizer.name)]
-    orgs = sorted({a.person.organization.name for a in event.attendees if not a.person.is_employee})
-    return [(name, name) for name in orgs] or [("internal", "internal")]
+        ids = {o.event.organizer_id for o in found}
+        people = {pid: (email, name) for pid, email, name in
+                  ctx.db.execute(select(Person.id, Person.email, Person.name).where(Person.id.in_(ids)))}
+        return {o.event.id: [people[o.event.organizer_id]] for o in found}
+    customers = (select(Attendee.event_id, Organization.name).distinct()
+                 .join(Person, Person.id == Attendee.person_id)
+                 .join(Organization, Organization.id == Person.organization_id)
+                 .where(Person.is_employee.is_(False), Attendee.event_id.in_(select(Event.id).where(*where))))
+    orgs: dict[int, set[str]] = {}
+    for event_id, name in ctx.db.execute(customers):
+        orgs.setdefault(event_id, set()).add(name)
+    return {o.event.id: [(name, name) for name in sorted(orgs.get(o.event.id, ()))] or [("internal", "internal")]
+            for o in found}
+
+
+def _group_keys(occ: Occurrence, group_by: str, zone: ZoneInfo | None,
+                labels: dict[int, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """The (key, label) pairs an occurrence counts under."""
+    if group_by == "month":
+        return [(to_local(occ.start, zone or ZoneInfo(occ.event.time_zone)).strftime("%Y-%m"),) * 2]
+    if group_by == "week":
+        year, week, _ = to_local(occ.start, zone or ZoneInfo(occ.event.time_zone)).isocalendar()
+        return [(f"{year}-W{week:02d}",) * 2]
+    return labels[occ.event.id]
 
 
 @tools.tool(examples=[
@@ -1049,13 +1079,14 @@ def meeting_stats(
     start, end = _range(time_min, time_max, zone, ctx.now)
     clauses = _event_clauses(ctx, calendar_id, query, attendee_email, organizer_email, organization,
                              room_id, all_day)
-    found = _occurrences(ctx, start, end, clauses)
-    calendars = {c.id: c.name for c in ctx.db.scalars(select(Calendar))}
-    staff = {p.id: p for p in ctx.db.scalars(select(Person).where(Person.is_employee.is_(True)))}
+    found = _occurrences(ctx, start, end, clauses, attendees=False)
+    labels: dict[int, list[tuple[str, str]]] = {}
+    if group_by in ("calendar", "organizer", "organization") and found:
+        labels = _group_labels(ctx, group_by, _occurring(start, end, clauses), found)
     events: Counter[tuple[str, str]] = Counter()
     minutes: Counter[tuple[str, str]] = Counter()
     for o in found if group_by else ():
-        for key in _group_keys(o, group_by, zone if time_zone else None, calendars, staff):
+        for key in _group_keys(o, group_by, zone if time_zone else None, labels):
             events[key] += 1
             minutes[key] += _minutes(o.start, o.end)
     chronological = group_by in ("month", "week")

@@ -1094,21 +1094,38 @@ def get_reservation(ctx: ToolContext, pnr: Pnr) -> ReservationOut:
     return _reservation_out(ctx.db, _reservation(ctx, pnr))
 
 
-def _reservation_summary(db: Session, r: Reservation) -> ReservationSummary:
-    flights = [db.get(Flight, s.flight_id) for s in _segments(db, r)]
-    legs = [f for f in flights if f is not None]
-    codes: list[str] = []
-    for f in legs:
-        for airport_id in _ends(db, f):
-            airport = db.get(Airport, airport_id)
-            if airport is not None and (not codes or codes[-1] != airport.code):
-                codes.append(airport.code)
-    count = db.scalar(select(func.count()).where(ReservationPassenger.reservation_id == r.id)) or 0
-    return ReservationSummary(
-        pnr=r.pnr, status=r.status, fare_class=r.fare_class, lead_passenger_id=r.passenger_id,
-        itinerary="-".join(codes), first_departure=legs[0].scheduled_departure,
-        last_arrival=legs[-1].scheduled_arrival, passenger_count=count, created_at=r.created_at,
-    )
+def _reservation_summaries(db: Session, reservations: list[Reservation]) -> list[ReservationSummary]:
+    """Summaries of a page of reservations; their legs, airports and traveller counts are read
+    in one statement each, whatever the page's size."""
+    if not reservations:
+        return []
+    ids = [r.id for r in reservations]
+    legs: dict[int, list[tuple[Flight, int, int]]] = {i: [] for i in ids}
+    for reservation_id, flight, origin_id, destination_id in db.execute(
+        select(Segment.reservation_id, Flight, Route.origin_id, Route.destination_id)
+        .join(Flight, Flight.id == Segment.flight_id).join(Route, Route.id == Flight.route_id)
+        .where(Segment.reservation_id.in_(ids)).order_by(Segment.reservation_id, Segment.position)
+    ):
+        legs[reservation_id].append((flight, origin_id, destination_id))
+    airport_ids = {a for found in legs.values() for _, *ends in found for a in ends}
+    codes = {aid: code for aid, code in db.execute(select(Airport.id, Airport.code).where(Airport.id.in_(airport_ids)))}
+    counts = {rid: n for rid, n in db.execute(
+        select(ReservationPassenger.reservation_id, func.count()).where(ReservationPassenger.reservation_id.in_(ids))
+        .group_by(ReservationPassenger.reservation_id))}
+    summaries = []
+    for r in reservations:
+        itinerary: list[str] = []
+        for _, *ends in legs[r.id]:
+            for code in (codes[a] for a in ends if a in codes):
+                if not itinerary or itinerary[-1] != code:
+                    itinerary.append(code)
+        flights = [f for f, _, _ in legs[r.id]]
+        summaries.append(ReservationSummary(
+            pnr=r.pnr, status=r.status, fare_class=r.fare_class, lead_passenger_id=r.passenger_id,
+            itinerary="-".join(itinerary), first_departure=flights[0].scheduled_departure,
+            last_arrival=flights[-1].scheduled_arrival, passenger_count=counts.get(r.id, 0), created_at=r.created_at,
+        ))
+    return summaries
 
 
 @tools.tool(examples=[{"passenger_id": 239, "status": ["booked"]}])
@@ -1127,7 +1144,7 @@ def list_passenger_reservations(
         clauses.append(Reservation.status.in_(status))
     statement = select(Reservation).where(*clauses).order_by(Reservation.created_at.desc(), Reservation.id.desc())
     rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return ReservationPage(reservations=[_reservation_summary(ctx.db, r) for r in rows], total=total, page=page,
+    return ReservationPage(reservations=_reservation_summaries(ctx.db, rows), total=total, page=page,
                            next_page=following)
 
 
@@ -1150,12 +1167,16 @@ def passenger_travel_summary(
         select(Reservation.status, func.count()).where(Reservation.id.in_(mine), Reservation.created_at >= start,
                                                        Reservation.created_at < end).group_by(Reservation.status)):
         counts[status] = n
+    # Joined from the passenger's own reservations (one row each: the pair is unique), so that
+    # every table is read by its key rather than scanning all landed flights.
     flown = ctx.db.execute(
         select(func.count(), func.coalesce(func.sum(Route.distance_km), 0))
-        .select_from(Segment).join(Reservation, Reservation.id == Segment.reservation_id)
+        .select_from(ReservationPassenger)
+        .join(Reservation, Reservation.id == ReservationPassenger.reservation_id)
+        .join(Segment, Segment.reservation_id == Reservation.id)
         .join(Flight, Flight.id == Segment.flight_id).join(Route, Route.id == Flight.route_id)
-        .where(Segment.reservation_id.in_(mine), Reservation.status != "cancelled", Flight.status == "landed",
-               Flight.scheduled_departure >= start, Flight.scheduled_departure < end)
+        .where(ReservationPassenger.passenger_id == passenger_id, Reservation.status != "cancelled",
+               Flight.status == "landed", Flight.scheduled_departure >= start, Flight.scheduled_departure < end)
     ).one()
     amounts = list(ctx.db.scalars(
         select(Payment.amount).join(Reservation, Reservation.id == Payment.reservation_id)
