@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from datetime import date, datetime, time, timedelta
@@ -14,7 +13,7 @@ import pytest
 
 from mcpgym.servers.calendar import SERVER
 from mcpgym.servers.kernel import ToolSession, build_world
-from tool_calls import fails, ok
+from tool_calls import fails, ok, uncached_env
 
 
 @pytest.fixture()
@@ -345,6 +344,6 @@ def test_two_processes_build_the_same_state(tmp_path: Path) -> None:
             "from mcpgym.servers.kernel import ToolSession\n"
             "print(ToolSession(SERVER, 0).state_hash())")
     hashes = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
-                             env=os.environ | {"PYTHONHASHSEED": str(seed)}).stdout.strip() for seed in (1, 2)}
+                             env=uncached_env(PYTHONHASHSEED=str(seed))).stdout.strip() for seed in (1, 2)}
     assert len(hashes) == 1
     assert hashes == {ToolSession(SERVER, 0).state_hash()}

@@ -13,7 +13,7 @@ from mcpgym.servers.crm import SERVER
 from mcpgym.servers.kernel import ToolSession
 from mcpgym.servers.kernel.fields import format_timestamp
 from mcpgym.servers.kernel.world import build_world
-from tool_calls import fails, ok
+from tool_calls import fails, ok, uncached_env
 
 
 @pytest.fixture
@@ -368,7 +368,7 @@ def test_two_processes_build_the_same_state() -> None:
     code = ("from mcpgym.servers.crm import SERVER; from mcpgym.servers.kernel import ToolSession; "
             "print(ToolSession(SERVER, 0).state_hash())")
     hashes = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                             cwd="/").stdout.strip() for _ in range(2)}
+                             cwd="/", env=uncached_env()).stdout.strip() for _ in range(2)}
     assert len(hashes) == 1
     assert hashes == {ToolSession(SERVER, 0).state_hash()}
 

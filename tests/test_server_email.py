@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -13,7 +12,7 @@ import pytest
 
 from mcpgym.servers.email import SERVER
 from mcpgym.servers.kernel import ToolSession
-from tool_calls import fails, ok
+from tool_calls import fails, ok, uncached_env
 
 
 @pytest.fixture
@@ -294,7 +293,7 @@ def test_same_state_hash_in_two_processes(session: ToolSession, tmp_path: Path) 
            "print(ToolSession(SERVER, 0).state_hash())"
     hashes = []
     for hash_seed in ("1", "2"):
-        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        env = uncached_env(PYTHONHASHSEED=hash_seed)
         out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True,
                              text=True, check=True)
         hashes.append(out.stdout.strip())

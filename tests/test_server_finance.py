@@ -14,7 +14,7 @@ import pytest
 
 from mcpgym.servers.finance import SERVER
 from mcpgym.servers.kernel import ToolSession, build_world
-from tool_calls import fails, ok
+from tool_calls import fails, ok, uncached_env
 
 
 @pytest.fixture
@@ -338,6 +338,6 @@ def test_same_seed_builds_the_same_database_in_another_process(tmp_path: Path) -
             "from mcpgym.servers.finance import SERVER\n"
             "print(ToolSession(SERVER, 0).state_hash(), hashlib.sha256(SERVER.seeded(0).snapshot).hexdigest())")
     runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                           cwd=tmp_path).stdout.strip() for _ in range(2)}
+                           cwd=tmp_path, env=uncached_env()).stdout.strip() for _ in range(2)}
     snapshot = hashlib.sha256(SERVER.seeded(0).snapshot).hexdigest()
     assert runs == {f"{ToolSession(SERVER, 0).state_hash()} {snapshot}"}

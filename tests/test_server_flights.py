@@ -13,7 +13,7 @@ import pytest
 
 from mcpgym.servers.flights import SERVER
 from mcpgym.servers.kernel import ToolSession
-from tool_calls import fails, ok
+from tool_calls import fails, ok, uncached_env
 
 Json = dict[str, Any]
 
@@ -424,5 +424,5 @@ def test_travel_summary_agrees_with_reservations(session: ToolSession) -> None:
 def test_same_seed_builds_the_same_state_in_another_process(session: ToolSession) -> None:
     code = ("from mcpgym.servers.flights import SERVER; from mcpgym.servers.kernel import ToolSession; "
             "print(ToolSession(SERVER, 0).state_hash())")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/", env=uncached_env())
     assert out.stdout.strip() == session.state_hash()

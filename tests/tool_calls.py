@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from mcpgym.servers.kernel.session import ToolSession
@@ -24,3 +25,9 @@ def fails(session: ToolSession, tool: str, args: dict[str, Any], code: str) -> s
     assert result.error is not None and result.error.startswith(f"{code}: "), result.error
     assert session.state_hash() == before
     return result.error
+
+
+def uncached_env(**extra: str) -> dict[str, str]:
+    """The environment for a subprocess that must build its seeded worlds afresh (the disk
+    cache off), e.g. to check that another process builds the same bytes."""
+    return {**os.environ, "MCPGYM_CACHE_DIR": "off", **extra}
