@@ -1,7 +1,10 @@
 """Reference agents: the oracle that replays a task's ground truth, and do-nothing/random ones.
 
 An agent is anything with `reset(task, observation)` and `act(observation) -> action`; it
-sees only what a model would see (the observation), never the server sessions.
+sees only what a model would see (the observation), never the server sessions. An agent whose
+`act` waits on a remote model sets the class attribute `remote = True` (see `ChatAgent`): the
+evaluator then runs its turns in parallel threads; every other agent's turns run one at a time
+on the evaluator's thread.
 """
 
 from __future__ import annotations

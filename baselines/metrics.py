@@ -80,6 +80,8 @@ def summarize_run(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def markdown_table(summary: dict[str, Any]) -> str:
     """The run's headline metrics per server set, per difficulty and overall."""
+    if not summary["overall"].get("episodes"):
+        return "no episodes"
     header = "| group | episodes | mean reward | pass@1.0 | pass^1 | finish | calls/ep | invalid calls | coverage |"
     lines = [header, "|---" * (header.count("|") - 1) + "|"]
 

@@ -1,13 +1,18 @@
-"""A scripted OpenAI-compatible Chat Completions server for tests (runs in a thread).
+"""A scripted OpenAI-compatible Chat Completions server for tests and benchmarks (runs in a thread,
+or as its own process: `python tests/chat_server.py --delay 0.1` prints its URL).
 
 Per episode (keyed by the first user message) the replies go: a call of an unknown tool, a
 call with malformed JSON arguments, a valid call of the first offered tool, a final answer.
 On top: request numbers in `fail_once` get a 500, those in `stall_once` a reply slower than
 the client's timeout, and episodes whose user message contains `always_fail` always get 500.
+`status` answers every request with that HTTP error status (401, 404, ...); `body` answers
+every request (or, with `body_for`, only episodes whose user message contains that text)
+with status 200 and these raw bytes (a non-JSON page, JSON that is no completion).
 """
 
 from __future__ import annotations
 
+import argparse
 import http.server
 import json
 import threading
@@ -18,9 +23,12 @@ from typing import Any
 
 class ScriptedChatServer:
     def __init__(self, fail_once: set[int] | None = None, stall_once: set[int] | None = None,
-                 always_fail: str | None = None, stall_seconds: float = 3.0, delay: float = 0.0) -> None:
+                 always_fail: str | None = None, stall_seconds: float = 3.0, delay: float = 0.0,
+                 status: int | None = None, body: bytes | None = None, body_for: str | None = None,
+                 port: int = 0) -> None:
         self.fail_once, self.stall_once = fail_once or set(), stall_once or set()
         self.always_fail, self.stall_seconds, self.delay = always_fail, stall_seconds, delay
+        self.status, self.body, self.body_for = status, body, body_for
         self.count = 0
         self.per_episode: Counter[str] = Counter()
         self.lock = threading.Lock()
@@ -30,10 +38,10 @@ class ScriptedChatServer:
             def do_POST(self) -> None:  # noqa: N802
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 status, body = outer.answer(request)
-                data = json.dumps(body).encode()
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", "application/json" if body is not outer.body else "text/html")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
@@ -43,12 +51,13 @@ class ScriptedChatServer:
             def log_message(self, *args: object) -> None:
                 return None
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.port: int = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
 
-    def answer(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def answer(self, request: dict[str, Any]) -> tuple[int, dict[str, Any] | bytes]:
         messages = request["messages"]
         user = next(m["content"] for m in messages if m["role"] == "user")
         with self.lock:
@@ -59,6 +68,10 @@ class ScriptedChatServer:
             time.sleep(self.delay)
         if number in self.stall_once:
             time.sleep(self.stall_seconds)
+        if self.status is not None:
+            return self.status, {"error": {"message": f"scripted status {self.status}", "type": "invalid_request_error"}}
+        if self.body is not None and (self.body_for is None or self.body_for in user):
+            return 200, self.body
         if number in self.fail_once or (self.always_fail and self.always_fail in user):
             return 500, {"error": {"message": "scripted failure", "type": "server_error"}}
         step = sum(1 for m in messages if m["role"] == "assistant")
@@ -89,3 +102,17 @@ class ScriptedChatServer:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Serve the scripted chat endpoint until killed; prints its URL.")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds each reply waits")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = ScriptedChatServer(delay=args.delay, port=args.port)
+    print(server.url, flush=True)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

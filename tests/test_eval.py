@@ -19,7 +19,8 @@ from mcpgym.cli import main
 
 
 def records(out: Path) -> list[dict]:  # type: ignore[type-arg]
-    return [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
+    """The complete records (a line cut by a kill has no newline yet)."""
+    return [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines(keepends=True) if line.endswith("\n")]
 
 
 def test_oracle_scores_the_maximum_and_random_far_below(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -93,7 +94,7 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path: Path) -> None:
         slow.close()
     before = records(out)
     assert 3 <= len(before) < 29
-    fast = ScriptedChatServer()
+    fast = ScriptedChatServer(port=slow.port)  # the same URL, as the run's manifest records it
     try:
         assert main(["eval", "--agent", "openai", "--base-url", fast.url, "--model", "m", "--api-key", "k",
                      "--tasks", "shipped", "--concurrency", "4", "--out", str(out), "--quiet"]) == 0

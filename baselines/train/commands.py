@@ -10,6 +10,9 @@ import argparse
 import json
 from typing import Any
 
+from mcpgym import arguments
+from mcpgym.arguments import CliError, UsageError
+
 
 def _config(args: argparse.Namespace) -> Any:
     from mcpgym.baselines.train.config import load_config
@@ -17,7 +20,7 @@ def _config(args: argparse.Namespace) -> Any:
     try:
         return load_config(args.config, args.overrides, args.preset)
     except ValueError as err:  # pydantic's ValidationError included: a readable message, no traceback
-        raise KeyError(f"bad training config: {err}") from None
+        raise UsageError(f"bad training config: {arguments.one_line(str(err))}") from None
 
 
 def _need_torch() -> None:
@@ -25,17 +28,14 @@ def _need_torch() -> None:
         import torch  # noqa: F401
         import transformers  # noqa: F401
     except ImportError as err:
-        raise KeyError(f"training needs the train extra ({err.name} is missing): pip install 'mcpgym[train]'") from None
+        raise CliError(f"training needs the train extra ({err.name} is missing): pip install 'mcpgym[train]'") from None
 
 
 def cmd_build_model(args: argparse.Namespace) -> int:
     _need_torch()
     from mcpgym.baselines.train.tiny_model import build_model
-    from mcpgym.tasks.loader import TASK_SETS, load_tasks, named_tasks
 
-    tasks = None
-    if args.tasks is not None:
-        tasks = named_tasks(args.tasks) if args.tasks in TASK_SETS else load_tasks(args.tasks)
+    tasks = list(args.tasks.tasks) if args.tasks is not None else None
     out = build_model(args.out, size=args.size, tasks=tasks, vocab_size=args.vocab_size, seed=args.seed)
     print(f"built {args.size} model in {out}: " + (out / "build.json").read_text())
     return 0
@@ -85,11 +85,12 @@ def add_parsers(sub: Any) -> None:
         description="Train a byte-level BPE tokenizer on the task corpus and build a Qwen2-style model with a "
         "Hermes tool-call chat template; the folder loads with AutoModelForCausalLM.",
     )
-    b.add_argument("--out", required=True, help="folder to write")
+    b.add_argument("--out", type=arguments.output_folder, required=True, help="folder to write (its parent must exist)")
     b.add_argument("--size", choices=("tiny", "small", "34m"), default="tiny")
-    b.add_argument("--tasks", default=None, help="task set or JSONL for the tokenizer corpus (default: synth-train and the shipped tasks)")
-    b.add_argument("--vocab-size", type=int, default=4096)
-    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--tasks", type=arguments.task_source, default=None, help="task set or JSONL for the tokenizer corpus (default: synth-train and the shipped tasks)")
+    b.add_argument("--vocab-size", type=arguments.bounded_int(512, 262_144), default=4096,
+                   help="tokens in all, 512 (the 256 bytes, control and markup tokens, merges) to 262144 (default 4096)")
+    b.add_argument("--seed", type=arguments.seed, default=0)
     b.set_defaults(func=cmd_build_model)
 
     for name, func, text in (
