@@ -14,6 +14,8 @@ Once:
 - diff of one changed row in a zendesk world grown to 32x the tickets vs the same at 1x
   (the change log makes it independent of the world's size), and the full-table comparison
   (`diff_against`) it replaced, at 32x, for reference;
+- episodes (reset and a one-row write) cycling through 200 patched initial states of one seed
+  vs the same on one seed, and the one-time build of a patched state;
 - reset while cycling through many seeds: with the memory caches holding all of them, vs a
   bare deserialize of the same bytes and the schema load of its first statement; with caches
   too small for them (the disk-cache path), vs rebuilding a seed's world and database (what a
@@ -48,6 +50,7 @@ from mcpgym.servers.catalog import load_server, server_names
 from mcpgym.servers.kernel import spec as spec_module
 from mcpgym.servers.kernel import world as world_module
 from mcpgym.servers.kernel.database import diff_against, new_connection, quote
+from mcpgym.servers.kernel.initial_state import RowPatch
 from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.kernel.spec import ServerSpec, build_seeded
 from mcpgym.servers.kernel.tools import ToolSpec
@@ -279,6 +282,43 @@ def measure_seed_cycling(seeds: int) -> list[Row]:
     ]
 
 
+def measure_patched_cycling(states: int) -> list[Row]:
+    """Episodes (reset, then a one-row write) cycling through `states` patched initial states of
+    one seed vs the same episodes on one seed; and what building a patched state costs once."""
+    spec = load_server("zendesk")
+    patches = [
+        RowPatch.model_validate([{"op": "update", "table": "tickets", "key": {"id": n + 1}, "values": {"subject": f"patched {n}"}}])
+        for n in range(states)
+    ]
+    session = ToolSession(spec, 0)
+    write = {"ticket_id": 2, "priority": "low"}
+    start = time.perf_counter()
+    for patch in patches:  # build every patched state once
+        session.reset(0, patch)
+    build = (time.perf_counter() - start) / states
+
+    def one_seed() -> None:
+        session.reset(0)
+        session.call("update_ticket", write)
+
+    def cycle() -> float:
+        start = time.perf_counter()
+        for _ in range(2):
+            for patch in patches:
+                session.reset(0, patch)
+                session.call("update_ticket", write)
+        return (time.perf_counter() - start) / (2 * states)
+
+    session.reset(0)
+    seed_only = per_call(one_seed, max(states // 4, 20))
+    patched = cycle()
+    session.close()
+    return [
+        Row("zendesk", f"episode cycling {states} patched states vs one seed (reset+write)", patched, seed_only, None),
+        Row("zendesk", "  first build of a patched state vs one-seed episode", build, seed_only, None),
+    ]
+
+
 MAKE = (
     "import time; start = time.perf_counter(); import gymnasium as gym; "
     "env = gym.make('mcp/zendesk-v0'); env.reset(seed=0); print(time.perf_counter() - start)"
@@ -353,6 +393,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--servers", nargs="*", default=server_names())
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--seeds", type=int, default=16, help="seeds cycled through in the reset benchmark")
+    parser.add_argument("--states", type=int, default=200, help="patched initial states cycled through")
     parser.add_argument("--quick", action="store_true", help="per-server rows only")
     args = parser.parse_args(argv)
     rows: list[Row] = []
@@ -361,6 +402,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.quick:
         rows += measure_diff(args.repeat)
         rows += measure_seed_cycling(args.seeds)
+        rows += measure_patched_cycling(args.states)
         rows += measure_make()
         rows += measure_bfcl(args.repeat)
     print(render(rows))

@@ -29,6 +29,7 @@ from mcpgym.envs.spaces import AssistantTurn, Conversation, ToolList
 from mcpgym.envs.toolbox import Toolbox
 from mcpgym.envs.trajectory import CallRecord, Trajectory, status_of_error
 from mcpgym.servers.catalog import load_server
+from mcpgym.servers.kernel.initial_state import InitialStateError, check_patch
 from mcpgym.servers.kernel.truncation import truncate_result
 from mcpgym.tasks.execute import observed_changes
 from mcpgym.tasks.loader import TASK_SETS, load_tasks, named_tasks, shipped_tasks
@@ -118,8 +119,9 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         choice = checked(ResetOptions, options if options is not None else {}, "reset options").task
         chosen = self._pick_task(choice) if choice is not None else None
         super().reset(seed=seed)
-        self.task = chosen or self._seeded_task()
-        self.toolbox.reset(self.task.seed)
+        task = chosen or self._seeded_task()
+        self.toolbox.reset(task.seed, states=task.initial_state)
+        self.task = task
         self._ids = itertools.count(1)
         self._turn = 0
         self._steps = 0
@@ -312,6 +314,11 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         missing = set(task.servers) - set(self.toolbox.servers)
         if missing:
             raise ValueError(f"task {task.id} needs servers {sorted(missing)}, not mounted in this env")
+        for server, patch in (task.initial_state or {}).items():
+            try:
+                check_patch(load_server(server), patch)
+            except InitialStateError as err:
+                raise InitialStateError(f"task {task.id}, initial state of {server}: {err}") from None
         names = {self.toolbox.public_name(call.server or task.servers[0], call.tool) for call in task.calls}
         hidden = sorted(name for name in names if self.toolbox.route(name) is None)
         if hidden:

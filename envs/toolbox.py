@@ -6,12 +6,13 @@ prefixed with its server (`zendesk_get_ticket`), as MCP hosts do.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mcpgym.servers.catalog import load_server
 from mcpgym.servers.kernel.database import RowChange
 from mcpgym.servers.kernel.errors import UnknownToolError
+from mcpgym.servers.kernel.initial_state import RowPatch
 from mcpgym.servers.kernel.session import ToolResult, ToolSession
 from mcpgym.servers.kernel.tools import ToolSpec
 
@@ -57,11 +58,23 @@ class Toolbox:
         """OpenAI-style function schemas of every tool, in a stable order."""
         return [tool.openai_schema(name) for name, (_, tool) in self._routes.items()]
 
-    def reset(self, seed: int, servers: Sequence[str] | None = None) -> None:
-        """Restore the seeded world of every server (or only of `servers`)."""
-        for name, session in self.sessions.items():
-            if servers is None or name in servers:
-                session.reset(seed)
+    def reset(
+        self, seed: int, servers: Sequence[str] | None = None, states: Mapping[str, RowPatch] | None = None
+    ) -> None:
+        """Restore the initial state of every server (or only of `servers`): the seeded world
+        of `seed`, patched by `states[server]` where given. Every patch is checked (or found)
+        before any session changes, so a patch that does not fit (`InitialStateError`) leaves
+        every session as it was."""
+        states = dict(states or {})
+        chosen = [name for name in self.sessions if servers is None or name in servers]
+        unknown = sorted(set(states) - set(chosen))
+        if unknown:
+            raise ValueError(f"initial states given for servers {unknown}, not among those reset: {chosen}")
+        for name, patch in states.items():
+            if patch.root:
+                self.sessions[name].spec.patched(seed, patch)
+        for name in chosen:
+            self.sessions[name].reset(seed, states.get(name))
 
     def call(self, name: str, arguments: Any) -> ToolResult:
         """Call a tool by its public name; unknown names answer with an `unknown_tool` error."""
@@ -74,7 +87,7 @@ class Toolbox:
         return self.sessions[server].call(tool, arguments)
 
     def diff(self, servers: Sequence[str] | None = None) -> dict[str, list[RowChange]]:
-        """Row changes since the seeded world, per server (of `servers` if given; servers with
+        """Row changes since the initial state, per server (of `servers` if given; servers with
         none are left out)."""
         changes = {name: s.diff() for name, s in self.sessions.items() if servers is None or name in servers}
         return {name: rows for name, rows in changes.items() if rows}

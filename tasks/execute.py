@@ -13,6 +13,7 @@ from typing import Any
 
 from mcpgym.envs.toolbox import Toolbox
 from mcpgym.servers.kernel.database import RowChange
+from mcpgym.servers.kernel.initial_state import InitialStateError
 from mcpgym.tasks.model import Difficulty, ExpectedChange, Task
 from mcpgym.tasks.refs import RefError, evaluate
 
@@ -54,12 +55,13 @@ def change_satisfied(expected: ExpectedChange, actual: list[ExpectedChange]) -> 
 
 
 def execute_task(task: Task, toolbox: Toolbox | None = None) -> Execution:
-    """Run every ground-truth call in order on freshly reset sessions and evaluate the facts."""
+    """Run every ground-truth call in order on sessions freshly reset to the task's initial
+    state and evaluate the facts. A patch that does not fit raises `InitialStateError`."""
     own = toolbox is None
     box = toolbox or Toolbox(task.servers, task.seed)
-    box.reset(task.seed, task.servers)
     run = Execution()
     try:
+        box.reset(task.seed, task.servers, task.initial_state)
         for call in task.calls:
             assert call.server is not None
             try:
@@ -209,7 +211,10 @@ def verify_task(task: Task, warm: WarmToolbox | None = None) -> list[str]:
     """Problems found by executing the ground truth (on `warm` if given, else on a
     toolbox of its own); an empty list means the task is sound."""
     problems: list[str] = []
-    run = run_of(task, warm)
+    try:
+        run = run_of(task, warm)
+    except InitialStateError as err:
+        return [f"initial_state: {err}"]
     problems += [f"{where}: {error}" for where, error in run.errors.items()]
     problems += bound_problems(task, run)
     for fact, value in zip(task.facts, run.facts):

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from mcpgym.servers.kernel.initial_state import RowPatch
 from mcpgym.tasks.refs import Results, evaluate, referenced_calls
 
 CALL_ID = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -104,10 +105,23 @@ class Task(_Strict):
     id: str = Field(min_length=1)
     servers: list[str] = Field(min_length=1)
     seed: int = 0
+    initial_state: dict[str, RowPatch] | None = Field(
+        default=None,
+        exclude_if=lambda state: not state,
+        description="Server -> a patch of rows applied to its seeded world before the task starts "
+        "(`mcpgym.servers.kernel.initial_state`); left out of the JSON when empty.",
+    )
     turns: list[Turn] = Field(min_length=1)
     expected_changes: list[ExpectedChange] = Field(default_factory=list)
     difficulty: Difficulty | None = None
     tags: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _patches_are_of_task_servers(self) -> Task:
+        stray = sorted(set(self.initial_state or {}) - set(self.servers))
+        if stray:
+            raise ValueError(f"task {self.id}: initial_state patches servers {stray} not in {self.servers}")
+        return self
 
     @model_validator(mode="after")
     def _references_point_backwards(self) -> Task:

@@ -32,7 +32,6 @@ from mcpgym.servers.kernel.http_access import AccessPolicy
 from mcpgym.servers.kernel.http_app import HttpSettings
 from mcpgym.servers.kernel.http_workers import minter, owner, worker_settings
 from mcpgym.servers.kernel.session import ToolSession
-from mcpgym.servers.kernel.session_pool import session_bytes
 from mcpgym.servers.kernel.spec import ServerSpec
 from mcpgym.servers.kernel.truncation import truncate_result
 
@@ -43,7 +42,7 @@ async def call(client: httpx2.AsyncClient, sid: str, tool: str, arguments: dict[
 
 def world_mb(spec: ServerSpec) -> float:
     with ToolSession(spec, 0) as session:
-        return session_bytes(session) / 2**20
+        return session.size_bytes() / 2**20
 
 
 def test_memory_budget_refuses_new_sessions_and_keeps_live_ones(zendesk: ServerSpec) -> None:

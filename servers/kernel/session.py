@@ -20,6 +20,7 @@ from mcpgym.servers.kernel.errors import (
     UnknownToolError,
     database_refusal,
 )
+from mcpgym.servers.kernel.initial_state import RowPatch
 from mcpgym.servers.kernel.limits import MAX_RESULT_CHARS
 from mcpgym.servers.kernel.spec import ServerSpec
 from mcpgym.servers.kernel.tools import ToolContext, ToolSpec
@@ -56,7 +57,7 @@ class ToolSession:
     success: a failed call leaves the state exactly as it was.
     """
 
-    def __init__(self, spec: ServerSpec, seed: int = 0) -> None:
+    def __init__(self, spec: ServerSpec, seed: int = 0, state: RowPatch | None = None) -> None:
         self.spec = spec
         self._bind = spec.engine.connect()
         """This session's own database, through the server's engine (whose compiled
@@ -64,24 +65,38 @@ class ToolSession:
         self._connection: sqlite3.Connection = self._bind.connection.dbapi_connection  # type: ignore[assignment]
         self._db = Session(self._bind, expire_on_commit=False)
         self._loaded_seed: int | None = None
-        """The seed whose world the database holds (plus the changes in its log)."""
+        """The seed whose world the database holds (plus its patch and the changes in its log)."""
+        self._loaded_patch: str | None = None
+        """The digest of the patch applied to that world, None for the seeded world itself."""
         self._seeded_pages = 0
         self.seed = seed
-        self.reset(seed)
+        self.state: RowPatch | None = None
+        """The patch of the initial state over the seeded world (None: the seeded world)."""
+        self.reset(seed, state)
 
-    def reset(self, seed: int | None = None) -> None:
-        """Restore the seeded world of `seed` (default: the current seed).
+    def reset(self, seed: int | None = None, state: RowPatch | None = None) -> None:
+        """Restore an initial state: the seeded world of `seed` with the patch `state` applied
+        (`mcpgym.servers.kernel.initial_state`); with neither given, the current one.
 
-        Back to the seed it holds, the session undoes its logged changes in place, in
-        proportion to what it changed, and its prepared statements stay valid; another seed,
-        or a database grown well beyond its seeded size, is restored from the seeded bytes."""
-        if seed is not None:
-            self.seed = seed
+        Back to the state it holds, the session undoes its logged changes in place, in
+        proportion to what it changed, and its prepared statements stay valid; another state,
+        or a database grown well beyond its initial size, is restored from the state's bytes.
+        A patch that does not fit raises `InitialStateError` and leaves the session as it was."""
+        if seed is not None or state is not None:
+            seed = self.seed if seed is None else seed
+            patch = state if state is not None and state.root else None
+            if patch is not None and (seed, patch.digest) != (self._loaded_seed, self._loaded_patch):
+                self.spec.patched(seed, patch)
+            self.seed, self.state = seed, patch
         self._db.close()
         if not self._undo_in_place():
-            self._connection.deserialize(self.spec.seeded(self.seed).snapshot)
+            seeded = self.spec.seeded(self.seed).snapshot
+            if self.state is None:
+                self._connection.deserialize(seeded)
+            else:
+                self.spec.patched(self.seed, self.state).restore(self._connection, seeded)
             self._limit_storage()
-            self._loaded_seed = self.seed
+            self._loaded_seed, self._loaded_patch = self.seed, _digest(self.state)
             self._seeded_pages = self._page_count()
         world = build_world(self.seed)
         self.context = ToolContext(db=self._db, now=world.now, world=world)
@@ -143,9 +158,9 @@ class ToolSession:
         return result
 
     def _undo_in_place(self) -> bool:
-        """Undo the logged changes if the database holds this seed's world and has not grown
+        """Undo the logged changes if the database holds this initial state and has not grown
         by more than a quarter (then a deserialize gives the memory back)."""
-        if self._loaded_seed != self.seed:
+        if (self._loaded_seed, self._loaded_patch) != (self.seed, _digest(self.state)):
             return False
         if self._connection.in_transaction:
             self._connection.rollback()
@@ -172,13 +187,19 @@ class ToolSession:
         quota_pages = max(1, self.spec.storage_quota_bytes // page_size)
         self._connection.execute(f"PRAGMA main.max_page_count = {pages + quota_pages}")
 
+    def size_bytes(self) -> int:
+        """Bytes its in-memory database holds (page count times page size); call it where
+        the session's calls are serialised."""
+        page_size = int(self._connection.execute("PRAGMA main.page_size").fetchone()[0])
+        return self._page_count() * page_size
+
     def state_hash(self) -> str:
-        """Hash of the current state's rows; equal to the seeded hash after `reset`."""
+        """Hash of the current state's rows; equal to the initial state's hash after `reset`."""
         return state_hash(self._connection, self.spec.layouts)
 
     def diff(self) -> list[RowChange]:
-        """Row changes since the seeded world (empty when nothing was written), in table and
-        key order.
+        """Row changes since the initial state (empty when nothing was written; a patch is part
+        of the initial state, not a change), in table and key order.
 
         Read from the session's change log (`changelog`), which triggers fill however a row
         was written (unit of work, cascades, bulk or raw SQL): this costs in proportion to
@@ -195,3 +216,7 @@ class ToolSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _digest(patch: RowPatch | None) -> str | None:
+    return None if patch is None else patch.digest

@@ -28,17 +28,6 @@ TOMBSTONES = 65_536
 """How many closed session ids are remembered to explain a later call on them."""
 
 
-def session_bytes(session: ToolSession) -> int:
-    """Bytes held by a session's in-memory database (page count times page size).
-
-    Reads the session's connection; call it only where calls of that session are serialised.
-    """
-    connection = session._connection
-    pages = connection.execute("PRAGMA page_count").fetchone()[0]
-    page_size = connection.execute("PRAGMA page_size").fetchone()[0]
-    return int(pages) * int(page_size)
-
-
 class CloseReason(Enum):
     CLIENT = "client"
     IDLE = "idle"
@@ -161,7 +150,7 @@ class SessionPool:
 
             def build() -> tuple[ToolSession, int]:
                 session = ToolSession(self.spec, self.seed)
-                return session, session_bytes(session)
+                return session, session.size_bytes()
 
             with anyio.CancelScope(shield=True):
                 session, size = await anyio.to_thread.run_sync(build, limiter=self._limiter)
@@ -209,7 +198,7 @@ class SessionPool:
 
                 def run() -> tuple[ToolResult, int]:
                     result = entry.session.call(tool, arguments)
-                    return result, session_bytes(entry.session) if result.wrote else entry.size
+                    return result, entry.session.size_bytes() if result.wrote else entry.size
 
                 result, size = await anyio.to_thread.run_sync(run, limiter=self._limiter)
                 if entry.closed is None:  # a closed session's bytes were already given back

@@ -26,6 +26,7 @@ from mcpgym.servers.kernel.database import (
     shared_engine,
     table_layouts,
 )
+from mcpgym.servers.kernel.initial_state import PatchedState, RowPatch, check_against
 from mcpgym.servers.kernel.limits import STORAGE_QUOTA_BYTES
 from mcpgym.servers.kernel.memo import BoundedCache
 from mcpgym.servers.kernel.tools import ToolRegistry
@@ -42,6 +43,9 @@ KERNEL_DIGEST = disk_cache.source_digest(SNAPSHOT_CODE)
 
 SNAPSHOT_BYTES_IN_MEMORY = 256 << 20
 """Seeded databases kept in memory, by size; others come back from the disk cache."""
+
+PATCHED_BYTES_IN_MEMORY = 64 << 20
+"""Checked patches kept in memory, by the size of their JSON."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,6 +82,11 @@ class ServerSpec:
         Kept in memory (the most recently used, up to `SNAPSHOT_BYTES_IN_MEMORY`) and in the
         disk cache, so another process loads it instead of running the seeding again."""
         return _snapshots.get((self, seed), lambda: SeededState(snapshot=_load_or_build(self, seed)))
+
+    def patched(self, seed: int, patch: RowPatch) -> PatchedState:
+        """`patch` checked against the seeded state of `seed` (`InitialStateError` if it does
+        not fit), once per (seed, patch digest); kept in memory, by the patches' size."""
+        return _patched.get((self, seed, patch.digest), lambda: check_against(self, self.seeded(seed).snapshot, patch))
 
     @cached_property
     def engine(self) -> Engine:
@@ -126,6 +135,9 @@ def _library_versions() -> tuple[str, ...]:
 
 
 _snapshots: BoundedCache[SeededState] = BoundedCache(SNAPSHOT_BYTES_IN_MEMORY, lambda state: len(state.snapshot))
+_patched: BoundedCache[PatchedState] = BoundedCache(
+    PATCHED_BYTES_IN_MEMORY, lambda state: 256 + sum(len(s.sql) + 64 * len(s.params) for s in state.statements)
+)
 
 
 def _load_or_build(spec: ServerSpec, seed: int) -> bytes:
