@@ -35,8 +35,8 @@ from typing import Any
 from mcpgym.baselines.agents import OracleAgent
 from mcpgym.envs import make_env
 from mcpgym.envs.mcp_env import McpEnv
-from mcpgym.envs.toolbox import Toolbox
-from mcpgym.envs.trajectory import Trajectory
+from mcpgym.servers.toolbox import Toolbox
+from mcpgym.tasks.trajectory import Trajectory
 from mcpgym.rewards import Rewarder, score
 from mcpgym.rewards.ground_truth import GroundTruth, GroundTruths, TruthSource, executed_ground_truth
 from mcpgym.tasks.execute import execute_task

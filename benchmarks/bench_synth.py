@@ -14,7 +14,7 @@ import os
 import statistics
 import time
 
-from mcpgym.envs.toolbox import Toolbox
+from mcpgym.servers.toolbox import Toolbox
 from mcpgym.servers.catalog import server_names
 from mcpgym.synth.generate import synthesize
 from mcpgym.tasks.execute import execute_task

@@ -26,8 +26,8 @@ from mcpgym.envs.options import EnvOptions, ResetOptions, checked
 from mcpgym.envs.scoring import RewardFn, as_breakdown, make_reward
 from mcpgym.envs.shared_memory import ConversationChannels  # noqa: F401  (async vector envs' transport for our spaces)
 from mcpgym.envs.spaces import AssistantTurn, Conversation, ToolList
-from mcpgym.envs.toolbox import Toolbox
-from mcpgym.envs.trajectory import CallRecord, Trajectory, status_of_error
+from mcpgym.servers.toolbox import Toolbox
+from mcpgym.tasks.trajectory import CallRecord, Trajectory, status_of_error
 from mcpgym.servers.catalog import load_server
 from mcpgym.servers.kernel.initial_state import InitialStateError, check_patch
 from mcpgym.servers.kernel.truncation import truncate_result

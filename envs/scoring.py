@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from mcpgym.envs.trajectory import Trajectory
+from mcpgym.tasks.trajectory import Trajectory
 from mcpgym.tasks.model import Task
 
 RewardFn = Callable[[Task, Trajectory], Any]

@@ -10,7 +10,7 @@ import math
 import re
 from collections import Counter
 
-from mcpgym.envs.trajectory import CallRecord, Trajectory
+from mcpgym.tasks.trajectory import CallRecord, Trajectory
 from mcpgym.rewards.facts import fact_found, numbers_in
 from mcpgym.rewards.ground_truth import GroundTruth, TruthCall
 from mcpgym.rewards.normalize import normalize

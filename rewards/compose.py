@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcpgym.envs.trajectory import Trajectory
+from mcpgym.tasks.trajectory import Trajectory
 from mcpgym.rewards import components
 from mcpgym.rewards.ground_truth import GroundTruth, TruthSource, shared_ground_truths
 from mcpgym.tasks.model import Task

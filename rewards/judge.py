@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from mcpgym.envs.trajectory import Trajectory
+from mcpgym.tasks.trajectory import Trajectory
 from mcpgym.tasks.model import Task
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from mcpgym.envs.toolbox import Toolbox
+from mcpgym.servers.toolbox import Toolbox
 from mcpgym.synth.families import families_for
 from mcpgym.synth.family import Draft, Family, SamplingError, WorldView
 from mcpgym.tasks.execute import Execution, complete_from_run, execute_task, same_value

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-from mcpgym.envs.toolbox import Toolbox
+from mcpgym.servers.toolbox import Toolbox
 from mcpgym.servers.kernel.database import RowChange
 from mcpgym.servers.kernel.initial_state import InitialStateError
 from mcpgym.tasks.model import Difficulty, ExpectedChange, Task

@@ -51,7 +51,7 @@ def derived_arguments(tool: Any, example: dict[str, Any]) -> Iterator[tuple[str,
 
 def task_digests(tasks: list[Any]) -> dict[str, str]:
     """task id -> digest of every ground-truth result and the resulting row changes."""
-    from mcpgym.envs.toolbox import Toolbox
+    from mcpgym.servers.toolbox import Toolbox
 
     boxes: dict[tuple[str, ...], Toolbox] = {}
     out: dict[str, str] = {}

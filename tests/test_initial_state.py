@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from mcpgym.baselines.agents import NoOpAgent, OracleAgent
 from mcpgym.baselines.rollout import run_episode
 from mcpgym.envs.mcp_env import McpEnv
-from mcpgym.envs.toolbox import Toolbox
+from mcpgym.servers.toolbox import Toolbox
 from mcpgym.servers.kernel.initial_state import MAX_PATCH_BYTES, MAX_PATCH_ROWS, InitialStateError, RowPatch
 from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.kernel.spec import ServerSpec

@@ -16,7 +16,7 @@ from mcpgym.baselines.adversarial import FirstCallOnlyAgent
 from mcpgym.baselines.agents import Agent, NoOpAgent, OracleAgent
 from mcpgym.baselines.rollout import run_episode
 from mcpgym.envs import make_env
-from mcpgym.envs.trajectory import Trajectory
+from mcpgym.tasks.trajectory import Trajectory
 from mcpgym.rewards import PRESETS, Rewarder, score
 from mcpgym.rewards.ground_truth import GroundTruths, executed_ground_truth, recorded_ground_truth
 from mcpgym.tasks import execute

@@ -22,7 +22,7 @@ from mcpgym.baselines.agents import Agent, NoOpAgent, OracleAgent
 from mcpgym.baselines.rollout import run_episode
 from mcpgym.envs import make_env
 from mcpgym.envs.mcp_env import McpEnv
-from mcpgym.envs.trajectory import Trajectory
+from mcpgym.tasks.trajectory import Trajectory
 from mcpgym.rewards import PRESETS, score
 from mcpgym.servers.catalog import load_server
 from mcpgym.tasks.loader import shipped_tasks

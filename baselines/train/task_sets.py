@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from mcpgym.baselines.train.config import TasksConfig
-from mcpgym.envs.toolbox import public_tool_name
+from mcpgym.servers.toolbox import public_tool_name
 from mcpgym.tasks.loader import TASK_SETS, load_tasks, named_tasks
 from mcpgym.tasks.model import Task
 
