@@ -17,8 +17,13 @@ test: $(VENV)/.installed
 test-all: $(VENV)/.installed
 	$(BIN)/pytest -q -m "not gpu"
 
+# The speed tables of the kernel, the env, evaluation and the HTTP server, each against a
+# baseline measured in the same run (a few minutes on 2 cores).
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_kernel.py
+	$(BIN)/python benchmarks/bench_env.py
+	$(BIN)/python benchmarks/bench_eval.py
+	$(BIN)/python benchmarks/bench_http.py
 
 # Regenerate the shipped synthesized task set (tasks/data/synth), the same bytes every time.
 tasks: $(VENV)/.installed
