@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from time import process_time
 from typing import Any
 
-from mcpgym.envs.toolbox import Toolbox
+from mcpgym.servers.toolbox import Toolbox
 from mcpgym.tasks.loader import synthesized_tasks
 from mcpgym.tasks.model import Task
 

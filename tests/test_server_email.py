@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mcpgym.servers.email import SERVER
 from mcpgym.servers.kernel import ToolSession
@@ -298,3 +300,33 @@ def test_same_state_hash_in_two_processes(session: ToolSession, tmp_path: Path) 
                              text=True, check=True)
         hashes.append(out.stdout.strip())
     assert hashes[0] == hashes[1] == session.state_hash()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(label=st.sampled_from(["INBOX", "SENT", "DRAFT", "TRASH", "SPAM", "STARRED", "IMPORTANT", None]),
+       include_spam_trash=st.booleans(), per_page=st.integers(1, 30), page=st.integers(1, 4))
+def test_a_page_of_summaries_matches_the_messages_in_full(
+    session: ToolSession, label: str | None, include_spam_trash: bool, per_page: int, page: int,
+) -> None:
+    arguments = {"label": label, "include_spam_trash": include_spam_trash, "page": page, "per_page": per_page}
+    data = ok(session, "search_messages", arguments)
+    everything = all_messages(session, label=label, include_spam_trash=include_spam_trash)
+    assert data["total"] == len(everything)
+    assert data["messages"] == everything[(page - 1) * per_page:page * per_page]
+    assert data["next_page"] == (page + 1 if page * per_page < len(everything) else None)
+    for summary in data["messages"]:
+        full = ok(session, "get_message", {"message_id": summary["id"]})
+        assert {key: full[key] for key in summary} == summary
+        assert summary["attachment_count"] == len(full["attachments"])
+        assert summary["is_draft"] == ("DRAFT" in summary["labels"])
+
+
+def test_a_page_past_the_end_is_empty_and_keeps_the_total(session: ToolSession) -> None:
+    first = ok(session, "search_messages", {"label": "STARRED", "per_page": 5})
+    beyond = ok(session, "search_messages", {"label": "STARRED", "per_page": 5, "page": first["total"] // 5 + 2})
+    assert beyond["messages"] == [] and beyond["next_page"] is None
+    assert beyond["total"] == first["total"] > 0
+    drafts = ok(session, "search_messages", {"label": "DRAFT", "include_spam_trash": True, "per_page": 100})
+    assert drafts["total"] == len(drafts["messages"]) > 0 and all(m["is_draft"] for m in drafts["messages"])
+    nothing = ok(session, "search_messages", {"subject": "no-such-word-anywhere"})
+    assert nothing == {"messages": [], "total": 0, "page": 1, "next_page": None}

@@ -524,3 +524,26 @@ def test_reset_restores_the_seeded_state(session: ToolSession) -> None:
     assert session.state_hash() != seeded
     session.reset()
     assert session.state_hash() == seeded
+
+
+@pytest.mark.parametrize(("filters", "per_page"), [({"tags": ["billing"]}, 7), ({"status": ["open", "pending"]}, 25),
+                                                   ({"query": "refund"}, 3), ({}, 50)])
+def test_search_pages_partition_the_results_and_match_get_ticket(
+    session: ToolSession, filters: dict[str, Any], per_page: int,
+) -> None:
+    first = ok(session, "search_tickets", {**filters, "per_page": per_page})
+    assert first["total"] > 0
+    seen: list[dict[str, Any]] = []
+    page: int | None = 1
+    while page is not None:
+        data = ok(session, "search_tickets", {**filters, "page": page, "per_page": per_page})
+        assert data["total"] == first["total"]
+        seen.extend(data["tickets"])
+        page = data["next_page"]
+    assert len(seen) == first["total"] == len({t["id"] for t in seen})
+    beyond = ok(session, "search_tickets", {**filters, "per_page": per_page, "page": first["total"] // per_page + 2})
+    assert beyond["tickets"] == [] and beyond["total"] == first["total"] and beyond["next_page"] is None
+    for summary in seen[:per_page]:
+        full = ok(session, "get_ticket", {"ticket_id": summary["id"]})
+        assert {key: full[key] for key in summary} == summary
+        assert summary["tags"] == sorted(summary["tags"])

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections import defaultdict
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 from sqlalchemy import ColumnElement, case, func, or_, select, union
@@ -244,11 +246,22 @@ def _remove_label(message: Message, label: Label) -> bool:
     return True
 
 
-def _label_order(label: Label) -> tuple[int, int, str]:
+class LabelLike(Protocol):
+    """A label's fields that ordering and naming read: a `Label` or a row of them."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+
+
+def _label_order(label: LabelLike) -> tuple[int, int, str]:
     return (0, label.id, "") if label.type == "system" else (1, 0, label.name.lower())
 
 
-def _label_names(labels: list[Label]) -> list[str]:
+def _label_names(labels: Sequence[LabelLike]) -> list[str]:
     return [label.name for label in sorted(labels, key=_label_order)]
 
 
@@ -256,13 +269,54 @@ def _recipients(message: Message, kind: str) -> list[Address]:
     return [Address(name=r.name, email=r.email) for r in message.recipients if r.kind == kind]
 
 
-def _summary(m: Message) -> MessageSummary:
+SUMMARY_COLUMNS = (Message.id, Message.thread_id, Message.from_name, Message.from_email, Message.subject,
+                   Message.body, Message.date, Message.is_read)
+"""The message columns a summary shows, in the order `_summary_of` takes them."""
+
+
+def _summary_of(fields: Sequence[Any], to: list[Address], labels: Sequence[LabelLike],
+                attachment_count: int) -> MessageSummary:
+    """A summary from a message's `SUMMARY_COLUMNS` values, its 'to' recipients (in id order), its
+    labels and its number of attachments."""
+    message_id, thread_id, from_name, from_email, subject, body, date, is_read = fields
+    names = _label_names(labels)
     return MessageSummary(
-        id=m.id, thread_id=m.thread_id, sender=Address(name=m.from_name, email=m.from_email),
-        to=_recipients(m, "to"), subject=m.subject, snippet=" ".join(m.body.split())[:120], date=m.date,
-        labels=_label_names(m.labels), is_read=m.is_read, is_starred=_has(m, "STARRED"),
-        is_draft=_has(m, "DRAFT"), attachment_count=len(m.attachments),
+        id=message_id, thread_id=thread_id, sender=Address(name=from_name, email=from_email), to=to,
+        subject=subject, snippet=" ".join(body.split())[:120], date=date, labels=names, is_read=is_read,
+        is_starred="STARRED" in names, is_draft="DRAFT" in names, attachment_count=attachment_count,
     )
+
+
+def _summary(m: Message) -> MessageSummary:
+    return _summary_of([getattr(m, column.key) for column in SUMMARY_COLUMNS], _recipients(m, "to"),
+                       m.labels, len(m.attachments))
+
+
+def _summaries(db: Session, rows: Sequence[Sequence[Any]]) -> list[MessageSummary]:
+    """Summaries of message rows of `SUMMARY_COLUMNS`, with their recipients, labels and
+    attachment counts read in one statement each (no ORM objects: a listing leaves the
+    session's identity map as it was)."""
+    ids = [row[0] for row in rows]
+    if not ids:
+        return []
+    to: defaultdict[int, list[Address]] = defaultdict(list)
+    for message_id, name, email in db.execute(
+        select(Recipient.message_id, Recipient.name, Recipient.email)
+        .where(Recipient.message_id.in_(ids), Recipient.kind == "to").order_by(Recipient.id)
+    ):
+        to[message_id].append(Address(name=name, email=email))
+    labels: defaultdict[int, list[Any]] = defaultdict(list)
+    for row in db.execute(
+        select(message_labels.c.message_id, Label.id, Label.name, Label.type)
+        .join(Label, Label.id == message_labels.c.label_id)
+        .where(message_labels.c.message_id.in_(ids)).order_by(Label.id)
+    ):
+        labels[row.message_id].append(row)
+    attachments = dict(db.execute(
+        select(Attachment.message_id, func.count()).where(Attachment.message_id.in_(ids))
+        .group_by(Attachment.message_id)
+    ).all())
+    return [_summary_of(row, to[row[0]], labels[row[0]], attachments.get(row[0], 0)) for row in rows]
 
 
 def _detail(m: Message) -> MessageDetail:
@@ -274,21 +328,20 @@ def _detail(m: Message) -> MessageDetail:
     )
 
 
-def _tagged(name: str) -> ColumnElement[bool]:
-    """Messages carrying the label called `name`."""
+def _tagged(*names: str) -> ColumnElement[bool]:
+    """Messages carrying any of the labels called `names`."""
     return Message.id.in_(
         select(message_labels.c.message_id).join(Label, Label.id == message_labels.c.label_id)
-        .where(Label.name == name)
+        .where(Label.name.in_(names) if len(names) > 1 else Label.name == names[0])
     )
 
 
 def _visible(label: str | None, include_spam_trash: bool) -> list[ColumnElement[bool]]:
     """Drafts show only under DRAFT; trash and spam only under their own label or when asked."""
     clauses = [] if label is None else [_tagged(label)]
-    if label != "DRAFT":
-        clauses.append(~_tagged("DRAFT"))
-    if not include_spam_trash:
-        clauses.extend(~_tagged(hidden) for hidden in HIDDEN_LABELS if hidden != label)
+    hidden = [name for name in ("DRAFT", *([] if include_spam_trash else HIDDEN_LABELS)) if name != label]
+    if hidden:
+        clauses.append(~_tagged(*hidden))
     return clauses
 
 
@@ -602,8 +655,9 @@ def search_messages(
     if before is not None:
         clauses.append(Message.date < before)
     order = [Message.date.desc(), Message.id.desc()] if sort_order == "desc" else [Message.date, Message.id]
-    rows, total, following = fetch_page(ctx.db, select(Message).where(*clauses).order_by(*order), page, per_page)
-    return MessagePage(messages=[_summary(m) for m in rows], total=total, page=page, next_page=following)
+    statement = select(*SUMMARY_COLUMNS).where(*clauses).order_by(*order)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return MessagePage(messages=_summaries(ctx.db, rows), total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"message_id": 2696}])

@@ -967,11 +967,12 @@ def list_transactions(
         clauses.append(Transaction.trade_date <= end.date())
     order = ([Transaction.executed_at.asc(), Transaction.id.asc()] if sort_order == "asc"
              else [Transaction.executed_at.desc(), Transaction.id.desc()])
-    rows, total, following = fetch_page(ctx.db, select(Transaction).where(*clauses).order_by(*order), page, per_page)
+    statement = (select(Transaction, Ticker.symbol).outerjoin(Ticker, Ticker.id == Transaction.ticker_id)
+                 .where(*clauses).order_by(*order))
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
     net = ctx.db.scalar(select(func.coalesce(func.sum(Transaction.amount), 0.0)).where(*clauses)) or 0.0
-    tickers = _symbols(ctx.db, [t.ticker_id for t in rows if t.ticker_id is not None])
     return TransactionPage(
-        transactions=[_transaction_out(t, tickers[t.ticker_id].symbol if t.ticker_id else None) for t in rows],
+        transactions=[_transaction_out(t, symbol) for t, symbol in rows],
         total=total, net_amount=round(net, 2), page=page, next_page=following,
     )
 

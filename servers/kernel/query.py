@@ -34,11 +34,21 @@ def fetch_page(db: Session, statement: Select[Any], page: int, per_page: int) ->
     """One page of `statement`'s results, the total over all pages, and the next page number.
 
     A statement selecting one entity or column yields its values; one selecting several
-    yields row tuples.
+    yields row tuples. The total comes with the page in one statement (`count(*) OVER ()`,
+    counted before LIMIT); only a page past the end, or a DISTINCT statement (whose window
+    would count rows before they are made distinct), costs a separate count.
     """
-    total = count_rows(db, statement)
     offset, limit = page_slice(page, per_page)
-    paged = statement.offset(offset).limit(limit)
     single = len(statement.column_descriptions) == 1
-    rows = list(db.scalars(paged)) if single else list(db.execute(paged).all())
+    if statement._distinct:  # noqa: SLF001 - Select exposes no public accessor for DISTINCT
+        total = count_rows(db, statement)
+        paged = statement.offset(offset).limit(limit)
+        rows = list(db.scalars(paged)) if single else list(db.execute(paged).all())
+        return rows, total, next_page(page, per_page, total)
+    counted = db.execute(statement.add_columns(func.count().over()).offset(offset).limit(limit)).all()
+    if counted:
+        total = counted[0][-1]
+    else:
+        total = 0 if offset == 0 else count_rows(db, statement)
+    rows = [row[0] for row in counted] if single else [row[:-1] for row in counted]
     return rows, total, next_page(page, per_page, total)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -222,13 +223,31 @@ def _ticket(ctx: ToolContext, ticket_id: int) -> Ticket:
     return get_or_raise(ctx, Ticket, ticket_id, "ticket", TICKET_HINT)
 
 
+SUMMARY_COLUMNS = (Ticket.id, Ticket.subject, Ticket.status, Ticket.priority, Ticket.type, Ticket.requester_id,
+                   Ticket.assignee_id, Ticket.group_id, Ticket.organization_id, Ticket.created_at,
+                   Ticket.updated_at, Ticket.solved_at)
+"""The ticket columns a summary shows, besides its tags."""
+
+
+def _summary_of(fields: Sequence[Any], tags: list[str]) -> TicketSummary:
+    """A summary from a ticket's `SUMMARY_COLUMNS` values and its tags (A-Z)."""
+    return TicketSummary(tags=tags, **{column.key: value for column, value in zip(SUMMARY_COLUMNS, fields)})
+
+
 def _summary(t: Ticket) -> TicketSummary:
-    return TicketSummary(
-        id=t.id, subject=t.subject, status=t.status, priority=t.priority, type=t.type,
-        tags=[tag.tag for tag in t.tags], requester_id=t.requester_id, assignee_id=t.assignee_id,
-        group_id=t.group_id, organization_id=t.organization_id, created_at=t.created_at,
-        updated_at=t.updated_at, solved_at=t.solved_at,
-    )
+    return _summary_of([getattr(t, column.key) for column in SUMMARY_COLUMNS], [tag.tag for tag in t.tags])
+
+
+def _summaries(db: Session, rows: Sequence[Sequence[Any]]) -> list[TicketSummary]:
+    """Summaries of ticket rows of `SUMMARY_COLUMNS`, their tags read in one statement (no ORM
+    objects: a listing leaves the session's identity map as it was)."""
+    tags: defaultdict[int, list[str]] = defaultdict(list)
+    if rows:
+        for ticket_id, tag in db.execute(select(TicketTag.ticket_id, TicketTag.tag)
+                                         .where(TicketTag.ticket_id.in_([row[0] for row in rows]))
+                                         .order_by(TicketTag.tag)):
+            tags[ticket_id].append(tag)
+    return [_summary_of(row, tags[row[0]]) for row in rows]
 
 
 def _detail(db: Session, t: Ticket) -> TicketDetail:
@@ -362,8 +381,9 @@ def search_tickets(
                               solved_after, solved_before)
     key = getattr(Ticket, sort_by)
     order = [key.is_(None), key.asc() if sort_order == "asc" else key.desc(), Ticket.id.asc()]
-    rows, total, following = fetch_page(ctx.db, select(Ticket).where(*clauses).order_by(*order), page, per_page)
-    return TicketPage(tickets=[_summary(t) for t in rows], total=total, page=page, next_page=following)
+    statement = select(*SUMMARY_COLUMNS).where(*clauses).order_by(*order)
+    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+    return TicketPage(tickets=_summaries(ctx.db, rows), total=total, page=page, next_page=following)
 
 
 @tools.tool(examples=[{"ticket_id": 1380}])
