@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 
@@ -68,14 +69,13 @@ def test_failed_write_leaves_no_partial_change(zendesk: ServerSpec) -> None:
         ctx.db.flush()
         raise ForbiddenError("not allowed after all")
 
-    failing = ServerSpec(
-        name=zendesk.name, title="", instructions="", base=zendesk.base, populate=zendesk.populate, tools=tools
-    )
+    failing = dataclasses.replace(zendesk, tools=tools)
     with ToolSession(failing, 0) as session:
         before = session.state_hash()
         result = session.call("rename_then_fail", {"ticket_id": 1486})
         assert not result.ok and result.error == "forbidden: not allowed after all"
         assert session.state_hash() == before
+        assert session.diff() == [] and failing.changelog.touched(session._connection) == []
 
 
 def test_internal_errors_hide_the_traceback(zendesk: ServerSpec) -> None:
