@@ -23,6 +23,7 @@ from mcpgym.servers.kernel.errors import (
 from mcpgym.servers.kernel.initial_state import RowPatch
 from mcpgym.servers.kernel.limits import MAX_RESULT_CHARS
 from mcpgym.servers.kernel.spec import ServerSpec
+from mcpgym.servers.kernel.sql import Sql
 from mcpgym.servers.kernel.tools import ToolContext, ToolSpec
 from mcpgym.servers.kernel.world import build_world
 
@@ -64,6 +65,8 @@ class ToolSession:
         statements every session shares); the ORM session stays bound to it."""
         self._connection: sqlite3.Connection = self._bind.connection.dbapi_connection  # type: ignore[assignment]
         self._db = Session(self._bind, expire_on_commit=False)
+        self._sql = Sql(self._connection)
+        """Plain SQL on the same connection; `_commit` and `_rollback` end both."""
         self._loaded_seed: int | None = None
         """The seed whose world the database holds (plus its patch and the changes in its log)."""
         self._loaded_patch: str | None = None
@@ -99,7 +102,7 @@ class ToolSession:
             self._loaded_seed, self._loaded_patch = self.seed, _digest(self.state)
             self._seeded_pages = self._page_count()
         world = build_world(self.seed)
-        self.context = ToolContext(db=self._db, now=world.now, world=world)
+        self.context = ToolContext(db=self._db, now=world.now, world=world, sql=self._sql)
         self.writes = 0
 
     @property
@@ -128,34 +131,45 @@ class ToolSession:
                     f"{MAX_RESULT_CHARS:,}; ask for less (fewer results per page, narrower filters)"
                 )
             if tool.writes:
-                self._db.commit()
+                self._commit()
                 self.writes += 1
             else:
-                self._db.rollback()
+                self._rollback()
         except ToolError as err:
-            self._db.rollback()
+            self._rollback()
             return ToolResult(tool=name, ok=False, error=err.render())
         except OverflowError:
-            self._db.rollback()
+            self._rollback()
             error = InvalidArgumentError(f"{name}: a number is out of range (ids and counts must fit in 64 bits)")
             return ToolResult(tool=name, ok=False, error=error.render())
-        except IntegrityError as err:
-            self._db.rollback()
-            message = str(err.orig).splitlines()[0] if err.orig else "constraint violated"
+        except (IntegrityError, sqlite3.IntegrityError) as err:
+            self._rollback()
+            cause = _driver_error(err)
+            message = str(cause).splitlines()[0] if cause else "constraint violated"
             return ToolResult(tool=name, ok=False, error=InvalidArgumentError(message).render())
-        except OperationalError as err:
-            self._db.rollback()
-            refusal = database_refusal(name, err.orig)
+        except (OperationalError, sqlite3.OperationalError) as err:
+            self._rollback()
+            refusal = database_refusal(name, _driver_error(err))
             if refusal is None:
                 log.exception("tool %s.%s failed", self.spec.name, name)
                 refusal = InternalToolError(f"{name} failed inside the server; the state is unchanged")
             return ToolResult(tool=name, ok=False, error=refusal.render())
         except Exception:
-            self._db.rollback()
+            self._rollback()
             log.exception("tool %s.%s failed", self.spec.name, name)
             error = InternalToolError(f"{name} failed inside the server; the state is unchanged")
             return ToolResult(tool=name, ok=False, error=error.render())
         return result
+
+    def _commit(self) -> None:
+        """Commit the call's writes, made through the ORM, plain SQL or both."""
+        self._db.commit()
+        self._connection.commit()
+
+    def _rollback(self) -> None:
+        """Undo the call's writes, made through the ORM, plain SQL or both."""
+        self._db.rollback()
+        self._connection.rollback()
 
     def _undo_in_place(self) -> bool:
         """Undo the logged changes if the database holds this initial state and has not grown
@@ -216,6 +230,11 @@ class ToolSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _driver_error(err: Exception) -> BaseException | None:
+    """The sqlite3 error behind `err`: SQLAlchemy wraps it in `orig`, plain SQL raises it."""
+    return err if isinstance(err, sqlite3.Error) else getattr(err, "orig", None)
 
 
 def _digest(patch: RowPatch | None) -> str | None:

@@ -29,16 +29,19 @@ from mcpgym.servers.kernel.limits import (
     bounded,
     json_preview,
 )
+from mcpgym.servers.kernel.sql import Sql
 from mcpgym.servers.kernel.world import World
 
 
 @dataclass(frozen=True)
 class ToolContext:
-    """What a tool body may touch: the session's database, the world's clock and people."""
+    """What a tool body may touch: the session's database (as plain SQL in `sql`, or through
+    the ORM in `db`, both in the same transaction), the world's clock and people."""
 
     db: Session
     now: datetime
     world: World
+    sql: Sql
 
 
 class ToolArguments(BaseModel):
