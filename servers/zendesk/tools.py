@@ -8,9 +8,8 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import ColumnElement, func, select
-from sqlalchemy.orm import Session
 
+from mcpgym.servers.kernel.database import quote
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import (
     Body,
@@ -19,8 +18,9 @@ from mcpgym.servers.kernel.fields import (
     PerPage,
     Timestamp,
 )
-from mcpgym.servers.kernel.lookup import get_or_raise
-from mcpgym.servers.kernel.query import contains_text, fetch_page, search_words
+from mcpgym.servers.kernel.lookup import row_or_raise
+from mcpgym.servers.kernel.query import search_words
+from mcpgym.servers.kernel.sql import Row, contains_pattern, prefix_pattern
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 from mcpgym.servers.zendesk.models import (
     Comment,
@@ -29,7 +29,6 @@ from mcpgym.servers.zendesk.models import (
     Organization,
     SatisfactionRating,
     Ticket,
-    TicketTag,
     User,
 )
 
@@ -217,56 +216,47 @@ class MergeResult(BaseModel):
 
 TICKET_HINT = "Use search_tickets to find tickets by subject, requester, tag or date."
 USER_HINT = "Use search_users to find users by name or email."
+GROUP_HINT = "Use list_groups to see the groups."
 
-
-def _ticket(ctx: ToolContext, ticket_id: int) -> Ticket:
-    return get_or_raise(ctx, Ticket, ticket_id, "ticket", TICKET_HINT)
-
-
-SUMMARY_COLUMNS = (Ticket.id, Ticket.subject, Ticket.status, Ticket.priority, Ticket.type, Ticket.requester_id,
-                   Ticket.assignee_id, Ticket.group_id, Ticket.organization_id, Ticket.created_at,
-                   Ticket.updated_at, Ticket.solved_at)
+SUMMARY_COLUMNS = ("tickets.id, tickets.subject, tickets.status, tickets.priority, tickets.type, "
+                   "tickets.requester_id, tickets.assignee_id, tickets.group_id, tickets.organization_id, "
+                   "tickets.created_at, tickets.updated_at, tickets.solved_at")
 """The ticket columns a summary shows, besides its tags."""
 
-
-def _summary_of(fields: Sequence[Any], tags: list[str]) -> TicketSummary:
-    """A summary from a ticket's `SUMMARY_COLUMNS` values and its tags (A-Z)."""
-    return TicketSummary(tags=tags, **{column.key: value for column, value in zip(SUMMARY_COLUMNS, fields)})
-
-
-def _summary(t: Ticket) -> TicketSummary:
-    return _summary_of([getattr(t, column.key) for column in SUMMARY_COLUMNS], [tag.tag for tag in t.tags])
+TICKET_SORT_KEYS = {"created_at": "tickets.created_at", "updated_at": "tickets.updated_at",
+                    "solved_at": "tickets.solved_at", "id": "tickets.id"}
+TICKET_GROUP_KEYS = {name: f"tickets.{name}" for name in
+                     ("status", "priority", "type", "assignee_id", "group_id", "organization_id", "channel")}
 
 
-def _summaries(db: Session, rows: Sequence[Sequence[Any]]) -> list[TicketSummary]:
-    """Summaries of ticket rows of `SUMMARY_COLUMNS`, their tags read in one statement (no ORM
-    objects: a listing leaves the session's identity map as it was)."""
+def _ticket(ctx: ToolContext, ticket_id: int) -> Row:
+    return row_or_raise(ctx, Ticket, ticket_id, "ticket", TICKET_HINT)
+
+
+def _tags(ctx: ToolContext, ticket_id: int) -> list[str]:
+    """A ticket's tags, A-Z."""
+    return ctx.sql.column("SELECT tag FROM ticket_tags WHERE ticket_id = ? ORDER BY tag", [ticket_id])
+
+
+def _summaries(ctx: ToolContext, rows: Sequence[Row]) -> list[TicketSummary]:
+    """Summaries of ticket rows, their tags (A-Z) read in one statement."""
     tags: defaultdict[int, list[str]] = defaultdict(list)
     if rows:
-        for ticket_id, tag in db.execute(select(TicketTag.ticket_id, TicketTag.tag)
-                                         .where(TicketTag.ticket_id.in_([row[0] for row in rows]))
-                                         .order_by(TicketTag.tag)):
-            tags[ticket_id].append(tag)
-    return [_summary_of(row, tags[row[0]]) for row in rows]
+        for tag in ctx.sql.all("SELECT ticket_id, tag FROM ticket_tags WHERE ticket_id IN "
+                               "(SELECT value FROM json_each(?)) ORDER BY tag", [[row["id"] for row in rows]]):
+            tags[tag["ticket_id"]].append(tag["tag"])
+    return [TicketSummary(**row, tags=tags[row["id"]]) for row in rows]
 
 
-def _detail(db: Session, t: Ticket) -> TicketDetail:
-    rating = db.scalar(select(SatisfactionRating).where(SatisfactionRating.ticket_id == t.id))
-    comments = db.scalar(select(func.count()).where(Comment.ticket_id == t.id)) or 0
-    return TicketDetail(
-        **_summary(t).model_dump(), description=t.description, channel=t.channel,
-        merged_into_id=t.merged_into_id, comment_count=comments,
-        satisfaction=None if rating is None else SatisfactionOut(
-            score=rating.score, comment=rating.comment, created_at=rating.created_at),
-    )
-
-
-def _user_out(u: User) -> UserOut:
-    return UserOut(
-        id=u.id, name=u.name, email=u.email, role=u.role, phone=u.phone, timezone=u.timezone,
-        organization_id=u.organization_id, default_group_id=u.default_group_id,
-        created_at=u.created_at, last_login_at=u.last_login_at, suspended=u.suspended,
-    )
+def _detail(ctx: ToolContext, ticket_id: int, tags: list[str] | None = None) -> TicketDetail:
+    """A ticket's detail as stored now; `tags` in the order given, else A-Z."""
+    ticket = ctx.sql.one("SELECT *, (SELECT count(*) FROM comments WHERE ticket_id = tickets.id) AS comment_count "
+                         "FROM tickets WHERE id = ?", [ticket_id], Ticket)
+    assert ticket is not None
+    rating = ctx.sql.one("SELECT score, comment, created_at FROM satisfaction_ratings WHERE ticket_id = ?",
+                         [ticket_id], SatisfactionRating)
+    return TicketDetail(**ticket, tags=_tags(ctx, ticket_id) if tags is None else tags,
+                        satisfaction=None if rating is None else SatisfactionOut(**rating))
 
 
 def _ticket_clauses(
@@ -275,35 +265,31 @@ def _ticket_clauses(
     assignee_id: int | None = None, group_id: int | None = None, organization_id: int | None = None,
     created_after: datetime | None = None, created_before: datetime | None = None,
     solved_after: datetime | None = None, solved_before: datetime | None = None,
-) -> list[ColumnElement[bool]]:
-    clauses: list[ColumnElement[bool]] = [Ticket.merged_into_id.is_(None)]
-    if query:
-        clauses += [contains_text(word, Ticket.subject, Ticket.description) for word in search_words(query)]
-    if status:
-        clauses.append(Ticket.status.in_(status))
-    if priority:
-        clauses.append(Ticket.priority.in_(priority))
+) -> tuple[str, list[Any]]:
+    """The ticket filters as an SQL condition on `tickets` and its positional parameters."""
+    clauses = ["tickets.merged_into_id IS NULL"]
+    params: list[Any] = []
+    for word in search_words(query):
+        clauses.append("(lower(tickets.subject) LIKE ? ESCAPE '/' OR lower(tickets.description) LIKE ? ESCAPE '/')")
+        params += [contains_pattern(word)] * 2
+    for column, value in (("status", status), ("priority", priority)):
+        if value:
+            clauses.append(f"tickets.{column} IN (SELECT value FROM json_each(?))")
+            params.append(value)
     if type:
-        clauses.append(Ticket.type == type)
+        clauses.append("tickets.type = ?")
+        params.append(type)
     for tag in tags or ():
-        clauses.append(Ticket.id.in_(select(TicketTag.ticket_id).where(TicketTag.tag == tag)))
-    if requester_id is not None:
-        clauses.append(Ticket.requester_id == requester_id)
-    if assignee_id is not None:
-        clauses.append(Ticket.assignee_id == assignee_id)
-    if group_id is not None:
-        clauses.append(Ticket.group_id == group_id)
-    if organization_id is not None:
-        clauses.append(Ticket.organization_id == organization_id)
-    if created_after is not None:
-        clauses.append(Ticket.created_at >= created_after)
-    if created_before is not None:
-        clauses.append(Ticket.created_at < created_before)
-    if solved_after is not None:
-        clauses.append(Ticket.solved_at >= solved_after)
-    if solved_before is not None:
-        clauses.append(Ticket.solved_at < solved_before)
-    return clauses
+        clauses.append("tickets.id IN (SELECT ticket_id FROM ticket_tags WHERE tag = ?)")
+        params.append(tag)
+    for condition, value in (("tickets.requester_id = ?", requester_id), ("tickets.assignee_id = ?", assignee_id),
+                             ("tickets.group_id = ?", group_id), ("tickets.organization_id = ?", organization_id),
+                             ("tickets.created_at >= ?", created_after), ("tickets.created_at < ?", created_before),
+                             ("tickets.solved_at >= ?", solved_after), ("tickets.solved_at < ?", solved_before)):
+        if value is not None:
+            clauses.append(condition)
+            params.append(value)
+    return " AND ".join(clauses), params
 
 
 def _check_range(after: datetime | None, before: datetime | None, name: str) -> None:
@@ -311,39 +297,54 @@ def _check_range(after: datetime | None, before: datetime | None, name: str) -> 
         raise InvalidArgumentError(f"{name}_after must be earlier than {name}_before")
 
 
-def _touch(ctx: ToolContext, ticket: Ticket) -> None:
-    if ticket.status == "closed":
-        raise ForbiddenError(f"ticket {ticket.id} is closed and can no longer be changed; "
+def _save(ctx: ToolContext, table: str, before: Row, after: Row) -> None:
+    """Write the columns of a row that changed from `before` to `after` (none: no statement)."""
+    changed = {column: value for column, value in after.items() if value != before[column]}
+    if changed:
+        assignments = ", ".join(f"{quote(column)} = ?" for column in changed)
+        ctx.sql.execute(f"UPDATE {quote(table)} SET {assignments} WHERE id = ?", [*changed.values(), before["id"]])
+
+
+def _touch(ctx: ToolContext, ticket: Row) -> None:
+    if ticket["status"] == "closed":
+        raise ForbiddenError(f"ticket {ticket['id']} is closed and can no longer be changed; "
                              "create a follow-up ticket instead")
-    ticket.updated_at = ctx.now
+    ticket["updated_at"] = ctx.now
 
 
-def _agent(ctx: ToolContext, user_id: int) -> User:
-    user = get_or_raise(ctx, User, user_id, "user", USER_HINT)
-    if user.role == "end-user":
-        raise InvalidArgumentError(f"user {user_id} ({user.name}) is an end-user, not an agent")
+def _agent(ctx: ToolContext, user_id: int) -> Row:
+    user = row_or_raise(ctx, User, user_id, "user", USER_HINT)
+    if user["role"] == "end-user":
+        raise InvalidArgumentError(f"user {user_id} ({user['name']}) is an end-user, not an agent")
     return user
 
 
-def _set_status(ctx: ToolContext, ticket: Ticket, status: str) -> None:
+def _set_status(ctx: ToolContext, ticket: Row, status: str) -> None:
     if status == "closed":
         raise ForbiddenError("tickets are closed automatically after they are solved; set status 'solved'")
-    if status == "new" and ticket.status != "new":
+    if status == "new" and ticket["status"] != "new":
         raise ForbiddenError("a ticket cannot go back to status 'new'")
-    if status == "solved" and ticket.assignee_id is None:
-        raise ForbiddenError(f"ticket {ticket.id} has no assignee; assign it before solving it")
-    if status == "solved" and ticket.status != "solved":
-        ticket.solved_at = ctx.now
+    if status == "solved" and ticket["assignee_id"] is None:
+        raise ForbiddenError(f"ticket {ticket['id']} has no assignee; assign it before solving it")
+    if status == "solved" and ticket["status"] != "solved":
+        ticket["solved_at"] = ctx.now
     elif status != "solved":
-        ticket.solved_at = None
-    ticket.status = status
+        ticket["solved_at"] = None
+    ticket["status"] = status
 
 
-def _add_tags(ticket: Ticket, tags: list[str]) -> None:
-    have = {t.tag for t in ticket.tags}
-    for tag in dict.fromkeys(tags):
-        if tag not in have:
-            ticket.tags.append(TicketTag(tag=tag))
+def _add_tags(ctx: ToolContext, ticket_id: int, have: list[str], tags: list[str]) -> list[str]:
+    """Add the `tags` a ticket does not `have`; its tags after: those it had, then the new ones
+    in the order given."""
+    new = [tag for tag in dict.fromkeys(tags) if tag not in have]
+    for tag in new:
+        ctx.sql.execute("INSERT INTO ticket_tags (ticket_id, tag) VALUES (?, ?)", [ticket_id, tag])
+    return [*have, *new]
+
+
+def _insert_comment(ctx: ToolContext, ticket_id: int, author_id: int, body: str, public: bool) -> int:
+    return ctx.sql.insert("INSERT INTO comments (ticket_id, author_id, body, public, created_at) VALUES (?, ?, ?, ?, ?)",
+                          [ticket_id, author_id, body, public, ctx.now])
 
 
 # ---------------------------------------------------------------- reads
@@ -376,20 +377,20 @@ def search_tickets(
     """
     _check_range(created_after, created_before, "created")
     _check_range(solved_after, solved_before, "solved")
-    clauses = _ticket_clauses(query, status, priority, type, tags, requester_id, assignee_id,
-                              group_id, organization_id, created_after, created_before,
-                              solved_after, solved_before)
-    key = getattr(Ticket, sort_by)
-    order = [key.is_(None), key.asc() if sort_order == "asc" else key.desc(), Ticket.id.asc()]
-    statement = select(*SUMMARY_COLUMNS).where(*clauses).order_by(*order)
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return TicketPage(tickets=_summaries(ctx.db, rows), total=total, page=page, next_page=following)
+    where, params = _ticket_clauses(query, status, priority, type, tags, requester_id, assignee_id,
+                                    group_id, organization_id, created_after, created_before,
+                                    solved_after, solved_before)
+    key = TICKET_SORT_KEYS[sort_by]
+    order = f"{key} IS NULL, {key} {'ASC' if sort_order == 'asc' else 'DESC'}, tickets.id ASC"
+    found = ctx.sql.page(SUMMARY_COLUMNS, f"FROM tickets WHERE {where} ORDER BY {order}", params, page, per_page, Ticket)
+    return TicketPage(tickets=_summaries(ctx, found.rows), total=found.total, page=page, next_page=found.next_page)
 
 
 @tools.tool(examples=[{"ticket_id": 1380}])
 def get_ticket(ctx: ToolContext, ticket_id: Annotated[int, Field(description="The ticket's id.")]) -> TicketDetail:
     """Get one ticket with its description, tags, comment count and satisfaction rating."""
-    return _detail(ctx.db, _ticket(ctx, ticket_id))
+    _ticket(ctx, ticket_id)
+    return _detail(ctx, ticket_id)
 
 
 @tools.tool(examples=[{"ticket_id": 1380}])
@@ -403,43 +404,37 @@ def list_ticket_comments(
 ) -> CommentPage:
     """List a ticket's comments in time order, with each author's name."""
     _ticket(ctx, ticket_id)
-    clauses = [Comment.ticket_id == ticket_id]
-    if not include_private:
-        clauses.append(Comment.public.is_(True))
-    order = Comment.created_at.asc() if sort_order == "asc" else Comment.created_at.desc()
-    statement = (
-        select(Comment, User.name).join(User, User.id == Comment.author_id).where(*clauses)
-        .order_by(order, Comment.id.asc() if sort_order == "asc" else Comment.id.desc())
-    )
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    comments = [
-        CommentOut(id=c.id, ticket_id=c.ticket_id, author_id=c.author_id, author_name=name,
-                   body=c.body, public=c.public, created_at=c.created_at)
-        for c, name in rows
-    ]
-    return CommentPage(comments=comments, total=total, page=page, next_page=following)
+    private = "" if include_private else " AND comments.public = 1"
+    direction = "ASC" if sort_order == "asc" else "DESC"
+    found = ctx.sql.page(
+        "comments.id, comments.ticket_id, comments.author_id, users.name AS author_name, comments.body, "
+        "comments.public, comments.created_at",
+        f"FROM comments JOIN users ON users.id = comments.author_id WHERE comments.ticket_id = ?{private} "
+        f"ORDER BY comments.created_at {direction}, comments.id {direction}",
+        [ticket_id], page, per_page, Comment)
+    return CommentPage(comments=[CommentOut(**row) for row in found.rows], total=found.total, page=page,
+                       next_page=found.next_page)
 
 
 @tools.tool(examples=[{"ticket_id": 1466}])
 def get_ticket_metrics(ctx: ToolContext, ticket_id: Annotated[int, Field(description="The ticket's id.")]) -> TicketMetrics:
     """Reply and resolution times of a ticket, and its comment counts."""
     ticket = _ticket(ctx, ticket_id)
-    rows = ctx.db.execute(
-        select(Comment.public, Comment.created_at, User.role).join(User, User.id == Comment.author_id)
-        .where(Comment.ticket_id == ticket_id).order_by(Comment.created_at, Comment.id)
-    ).all()
-    agent_public = [when for public, when, role in rows if public and role != "end-user"]
+    rows = ctx.sql.all(
+        "SELECT comments.public, comments.created_at, users.role FROM comments JOIN users ON users.id = comments.author_id "
+        "WHERE comments.ticket_id = ? ORDER BY comments.created_at, comments.id", [ticket_id], Comment)
+    agent_public = [row["created_at"] for row in rows if row["public"] and row["role"] != "end-user"]
     first = agent_public[0] if agent_public else None
 
     def minutes(start: datetime, end: datetime | None) -> int | None:
         return None if end is None else int((end - start).total_seconds() // 60)
 
     return TicketMetrics(
-        ticket_id=ticket_id, first_reply_at=first, first_reply_minutes=minutes(ticket.created_at, first),
-        resolution_minutes=minutes(ticket.created_at, ticket.solved_at),
-        public_comments=sum(1 for public, _, _ in rows if public),
-        private_comments=sum(1 for public, _, _ in rows if not public),
-        agent_replies=sum(1 for _, _, role in rows if role != "end-user"),
+        ticket_id=ticket_id, first_reply_at=first, first_reply_minutes=minutes(ticket["created_at"], first),
+        resolution_minutes=minutes(ticket["created_at"], ticket["solved_at"]),
+        public_comments=sum(1 for row in rows if row["public"]),
+        private_comments=sum(1 for row in rows if not row["public"]),
+        agent_replies=sum(1 for row in rows if row["role"] != "end-user"),
     )
 
 
@@ -467,19 +462,19 @@ def ticket_stats(
     """Count tickets matching the filters (same filters as search_tickets), optionally per field."""
     _check_range(created_after, created_before, "created")
     _check_range(solved_after, solved_before, "solved")
-    clauses = _ticket_clauses(query, status, priority, type, tags, requester_id, assignee_id,
-                              group_id, organization_id, created_after, created_before,
-                              solved_after, solved_before)
-    total = ctx.db.scalar(select(func.count()).select_from(Ticket).where(*clauses)) or 0
+    where, params = _ticket_clauses(query, status, priority, type, tags, requester_id, assignee_id,
+                                    group_id, organization_id, created_after, created_before,
+                                    solved_after, solved_before)
+    total = ctx.sql.scalar(f"SELECT count(*) FROM tickets WHERE {where}", params) or 0
     counts: Counter[str] = Counter()
     if group_by == "tag":
-        stmt = (select(TicketTag.tag, func.count()).join(Ticket, Ticket.id == TicketTag.ticket_id)
-                .where(*clauses).group_by(TicketTag.tag))
-        counts.update({tag: n for tag, n in ctx.db.execute(stmt)})
+        rows = ctx.sql.all("SELECT ticket_tags.tag AS value, count(*) AS n FROM ticket_tags "
+                           f"JOIN tickets ON tickets.id = ticket_tags.ticket_id WHERE {where} GROUP BY ticket_tags.tag", params)
+        counts.update({row["value"]: row["n"] for row in rows})
     elif group_by is not None:
-        column = getattr(Ticket, group_by)
-        stmt = select(column, func.count()).where(*clauses).group_by(column)
-        counts.update({str(value) if value is not None else "none": n for value, n in ctx.db.execute(stmt)})
+        column = TICKET_GROUP_KEYS[group_by]
+        rows = ctx.sql.all(f"SELECT {column} AS value, count(*) AS n FROM tickets WHERE {where} GROUP BY {column}", params)
+        counts.update({str(row["value"]) if row["value"] is not None else "none": row["n"] for row in rows})
     ordered = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     return TicketStats(total=total, group_by=group_by, counts=ordered)
 
@@ -504,12 +499,11 @@ def satisfaction_summary(
     """Customer satisfaction ratings (1-5) of the tickets matching the filters: count, mean, spread."""
     _check_range(created_after, created_before, "created")
     _check_range(solved_after, solved_before, "solved")
-    clauses = _ticket_clauses(query, status, priority, type, tags, requester_id, assignee_id,
-                              group_id, organization_id, created_after, created_before,
-                              solved_after, solved_before)
-    scores = list(ctx.db.scalars(
-        select(SatisfactionRating.score).join(Ticket, Ticket.id == SatisfactionRating.ticket_id).where(*clauses)
-    ))
+    where, params = _ticket_clauses(query, status, priority, type, tags, requester_id, assignee_id,
+                                    group_id, organization_id, created_after, created_before,
+                                    solved_after, solved_before)
+    scores = ctx.sql.column("SELECT satisfaction_ratings.score FROM satisfaction_ratings "
+                            f"JOIN tickets ON tickets.id = satisfaction_ratings.ticket_id WHERE {where}", params)
     distribution = {str(s): 0 for s in range(1, 6)}
     for s in scores:
         distribution[str(s)] += 1
@@ -520,7 +514,7 @@ def satisfaction_summary(
 @tools.tool(examples=[{"user_id": 594}])
 def get_user(ctx: ToolContext, user_id: Annotated[int, Field(description="The user's id.")]) -> UserOut:
     """Get a user (end-user, agent or admin), including when they last logged in."""
-    return _user_out(get_or_raise(ctx, User, user_id, "user", USER_HINT))
+    return UserOut(**row_or_raise(ctx, User, user_id, "user", USER_HINT))
 
 
 @tools.tool(examples=[{"query": "anderson", "role": "agent"}])
@@ -533,31 +527,33 @@ def search_users(
     per_page: PerPage = 25,
 ) -> UserPage:
     """Find users by name, email, role or organization, sorted by name."""
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if query:
-        clauses.append(contains_text(query, User.name, User.email))
+        clauses.append("(lower(name) LIKE ? ESCAPE '/' OR lower(email) LIKE ? ESCAPE '/')")
+        params += [contains_pattern(query.strip().lower())] * 2
     if role:
-        clauses.append(User.role == role)
+        clauses.append("role = ?")
+        params.append(role)
     if organization_id is not None:
-        clauses.append(User.organization_id == organization_id)
-    rows, total, following = fetch_page(ctx.db, select(User).where(*clauses).order_by(User.name, User.id), page, per_page)
-    return UserPage(users=[_user_out(u) for u in rows], total=total, page=page, next_page=following)
+        clauses.append("organization_id = ?")
+        params.append(organization_id)
+    found = ctx.sql.page("*", f"FROM users WHERE {' AND '.join(clauses)} ORDER BY name, id", params, page, per_page, User)
+    return UserPage(users=[UserOut(**row) for row in found.rows], total=found.total, page=page,
+                    next_page=found.next_page)
 
 
-def _organization_outs(db: Session, orgs: list[Organization]) -> list[OrganizationOut]:
+def _organization_outs(ctx: ToolContext, orgs: list[Row]) -> list[OrganizationOut]:
     """Organizations with their user and ticket counts, counted in one grouped statement each."""
-    ids = [org.id for org in orgs]
-    users = dict(db.execute(select(User.organization_id, func.count()).where(User.organization_id.in_(ids))
-                            .group_by(User.organization_id)).all())
-    tickets = dict(db.execute(select(Ticket.organization_id, func.count()).where(Ticket.organization_id.in_(ids))
-                              .group_by(Ticket.organization_id)).all())
-    return [OrganizationOut(id=org.id, name=org.name, domain=org.domain, industry=org.industry,
-                            created_at=org.created_at, user_count=users.get(org.id, 0),
-                            ticket_count=tickets.get(org.id, 0)) for org in orgs]
-
-
-def _organization_out(db: Session, org: Organization) -> OrganizationOut:
-    return _organization_outs(db, [org])[0]
+    ids = [org["id"] for org in orgs]
+    users = {row["id"]: row["n"] for row in ctx.sql.all(
+        "SELECT organization_id AS id, count(*) AS n FROM users WHERE organization_id IN "
+        "(SELECT value FROM json_each(?)) GROUP BY organization_id", [ids])}
+    tickets = {row["id"]: row["n"] for row in ctx.sql.all(
+        "SELECT organization_id AS id, count(*) AS n FROM tickets WHERE organization_id IN "
+        "(SELECT value FROM json_each(?)) GROUP BY organization_id", [ids])}
+    return [OrganizationOut(**org, user_count=users.get(org["id"], 0), ticket_count=tickets.get(org["id"], 0))
+            for org in orgs]
 
 
 @tools.tool(examples=[{"organization_id": 3}])
@@ -565,9 +561,9 @@ def get_organization(
     ctx: ToolContext, organization_id: Annotated[int, Field(description="The organization's id.")]
 ) -> OrganizationOut:
     """Get a customer organization with its number of users and tickets."""
-    org = get_or_raise(ctx, Organization, organization_id, "organization",
+    org = row_or_raise(ctx, Organization, organization_id, "organization",
                        "Use search_organizations to find organizations by name or domain.")
-    return _organization_out(ctx.db, org)
+    return _organization_outs(ctx, [org])[0]
 
 
 @tools.tool(examples=[{"query": "llc"}])
@@ -579,26 +575,27 @@ def search_organizations(
     per_page: PerPage = 25,
 ) -> OrganizationPage:
     """Find customer organizations by name, domain or industry, sorted by name."""
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if query:
-        clauses.append(contains_text(query, Organization.name, Organization.domain))
+        clauses.append("(lower(name) LIKE ? ESCAPE '/' OR lower(domain) LIKE ? ESCAPE '/')")
+        params += [contains_pattern(query.strip().lower())] * 2
     if industry:
-        clauses.append(func.lower(Organization.industry) == industry.lower())
-    statement = select(Organization).where(*clauses).order_by(Organization.name)
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return OrganizationPage(organizations=_organization_outs(ctx.db, rows), total=total,
-                            page=page, next_page=following)
+        clauses.append("lower(industry) = ?")
+        params.append(industry.lower())
+    found = ctx.sql.page("*", f"FROM organizations WHERE {' AND '.join(clauses)} ORDER BY name", params, page,
+                         per_page, Organization)
+    return OrganizationPage(organizations=_organization_outs(ctx, found.rows), total=found.total,
+                            page=page, next_page=found.next_page)
 
 
 @tools.tool(examples=[{}])
 def list_groups(ctx: ToolContext) -> GroupList:
     """List the support groups (teams) that tickets are routed to."""
-    counts = dict(ctx.db.execute(
-        select(User.default_group_id, func.count()).where(User.role != "end-user").group_by(User.default_group_id)
-    ).all())
-    groups = ctx.db.scalars(select(Group).order_by(Group.id))
-    return GroupList(groups=[GroupOut(id=g.id, name=g.name, description=g.description,
-                                      agent_count=counts.get(g.id, 0)) for g in groups])
+    counts = {row["group_id"]: row["n"] for row in ctx.sql.all(
+        "SELECT default_group_id AS group_id, count(*) AS n FROM users WHERE role != 'end-user' GROUP BY default_group_id")}
+    groups = ctx.sql.all("SELECT id, name, description FROM groups ORDER BY id")
+    return GroupList(groups=[GroupOut(**g, agent_count=counts.get(g["id"], 0)) for g in groups])
 
 
 @tools.tool(examples=[{"prefix": "bil"}])
@@ -608,12 +605,14 @@ def list_tags(
     limit: Annotated[int, Field(ge=1, le=200, description="Most tags to return.")] = 50,
 ) -> TagList:
     """List tags in use with the number of tickets carrying each, most used first."""
-    stmt = (select(TicketTag.tag, func.count()).join(Ticket, Ticket.id == TicketTag.ticket_id)
-            .where(Ticket.merged_into_id.is_(None)).group_by(TicketTag.tag))
+    sql = ("SELECT ticket_tags.tag AS tag, count(*) AS count FROM ticket_tags JOIN tickets ON tickets.id = ticket_tags.ticket_id "
+           "WHERE tickets.merged_into_id IS NULL")
+    params: list[Any] = []
     if prefix:
-        stmt = stmt.where(TicketTag.tag.startswith(prefix.lower(), autoescape=True))
-    rows = sorted(ctx.db.execute(stmt).all(), key=lambda r: (-r[1], r[0]))[:limit]
-    return TagList(tags=[TagCount(tag=tag, count=n) for tag, n in rows])
+        sql += " AND ticket_tags.tag LIKE ? ESCAPE '/'"
+        params.append(prefix_pattern(prefix.lower()))
+    rows = sorted(ctx.sql.all(f"{sql} GROUP BY ticket_tags.tag", params), key=lambda r: (-r["count"], r["tag"]))[:limit]
+    return TagList(tags=[TagCount(**row) for row in rows])
 
 
 @tools.tool(examples=[{"include_inactive": True}])
@@ -622,11 +621,8 @@ def list_macros(
     include_inactive: Annotated[bool, Field(description="Also list retired macros.")] = False,
 ) -> MacroList:
     """List macros: canned sets of ticket changes an agent can apply in one step."""
-    stmt = select(Macro).order_by(Macro.id)
-    if not include_inactive:
-        stmt = stmt.where(Macro.active.is_(True))
-    return MacroList(macros=[MacroOut(id=m.id, title=m.title, description=m.description,
-                                      actions=dict(m.actions), active=m.active) for m in ctx.db.scalars(stmt)])
+    active = "" if include_inactive else " WHERE active = 1"
+    return MacroList(macros=[MacroOut(**m) for m in ctx.sql.all(f"SELECT * FROM macros{active} ORDER BY id", (), Macro)])
 
 
 # ---------------------------------------------------------------- writes
@@ -645,26 +641,22 @@ def create_ticket(
     group_id: Annotated[int | None, Field(description="Group to route to.")] = None,
 ) -> TicketDetail:
     """Create a ticket on behalf of a requester; the description becomes its first public comment."""
-    requester = get_or_raise(ctx, User, requester_id, "user", USER_HINT)
-    if requester.suspended:
+    requester = row_or_raise(ctx, User, requester_id, "user", USER_HINT)
+    if requester["suspended"]:
         raise ForbiddenError(f"user {requester_id} is suspended and cannot request tickets")
     if assignee_id is not None:
         _agent(ctx, assignee_id)
     if group_id is not None:
-        get_or_raise(ctx, Group, group_id, "group", "Use list_groups to see the groups.")
-    ticket = Ticket(
-        subject=subject, description=description, status="open" if assignee_id else "new",
-        priority=priority, type=type, channel="api", requester_id=requester_id,
-        assignee_id=assignee_id, group_id=group_id, organization_id=requester.organization_id,
-        created_at=ctx.now, updated_at=ctx.now, solved_at=None,
-    )
-    _add_tags(ticket, tags)
-    ctx.db.add(ticket)
-    ctx.db.flush()
-    ctx.db.add(Comment(ticket_id=ticket.id, author_id=requester_id, body=description, public=True,
-                       created_at=ctx.now))
-    ctx.db.flush()
-    return _detail(ctx.db, ticket)
+        row_or_raise(ctx, Group, group_id, "group", GROUP_HINT)
+    ticket_id = ctx.sql.insert(
+        "INSERT INTO tickets (subject, description, status, priority, type, channel, requester_id, assignee_id, "
+        "group_id, organization_id, merged_into_id, created_at, updated_at, solved_at) "
+        "VALUES (?, ?, ?, ?, ?, 'api', ?, ?, ?, ?, NULL, ?, ?, NULL)",
+        [subject, description, "open" if assignee_id else "new", priority, type, requester_id, assignee_id,
+         group_id, requester["organization_id"], ctx.now, ctx.now])
+    added = _add_tags(ctx, ticket_id, [], tags)
+    _insert_comment(ctx, ticket_id, requester_id, description, True)
+    return _detail(ctx, ticket_id, added)
 
 
 @tools.tool(writes=True, examples=[{"ticket_id": 1486, "priority": "urgent", "assignee_id": 37}])
@@ -682,28 +674,29 @@ def update_ticket(
 
     Closed tickets cannot change; solving needs an assignee.
     """
-    ticket = _ticket(ctx, ticket_id)
+    before = _ticket(ctx, ticket_id)
     if all(v is None for v in (status, priority, type, assignee_id, group_id, subject)):
         raise InvalidArgumentError("give at least one field to change")
+    ticket = dict(before)
     _touch(ctx, ticket)
     if assignee_id is not None:
         _agent(ctx, assignee_id)
-        ticket.assignee_id = assignee_id
-        if ticket.status == "new" and status is None:
-            ticket.status = "open"
+        ticket["assignee_id"] = assignee_id
+        if ticket["status"] == "new" and status is None:
+            ticket["status"] = "open"
     if group_id is not None:
-        get_or_raise(ctx, Group, group_id, "group", "Use list_groups to see the groups.")
-        ticket.group_id = group_id
+        row_or_raise(ctx, Group, group_id, "group", GROUP_HINT)
+        ticket["group_id"] = group_id
     if priority is not None:
-        ticket.priority = priority
+        ticket["priority"] = priority
     if type is not None:
-        ticket.type = type
+        ticket["type"] = type
     if subject is not None:
-        ticket.subject = subject
+        ticket["subject"] = subject
     if status is not None:
         _set_status(ctx, ticket, status)
-    ctx.db.flush()
-    return _detail(ctx.db, ticket)
+    _save(ctx, "tickets", before, ticket)
+    return _detail(ctx, ticket_id)
 
 
 @tools.tool(writes=True, examples=[{"ticket_id": 1486, "tags": ["vip"]}])
@@ -713,11 +706,12 @@ def add_ticket_tags(
     tags: Annotated[list[Tag], Field(min_length=1, description="Tags to add (lowercase, no spaces).")],
 ) -> TicketSummary:
     """Add tags to a ticket; tags it already has are kept once."""
-    ticket = _ticket(ctx, ticket_id)
+    before = _ticket(ctx, ticket_id)
+    ticket = dict(before)
     _touch(ctx, ticket)
-    _add_tags(ticket, tags)
-    ctx.db.flush()
-    return _summary(ticket)
+    added = _add_tags(ctx, ticket_id, _tags(ctx, ticket_id), tags)
+    _save(ctx, "tickets", before, ticket)
+    return TicketSummary(**ticket, tags=added)
 
 
 @tools.tool(writes=True, examples=[{"ticket_id": 1486, "tags": ["follow_up"]}])
@@ -727,16 +721,18 @@ def remove_ticket_tags(
     tags: Annotated[list[Tag], Field(min_length=1, description="Tags to remove.")],
 ) -> TicketSummary:
     """Remove tags from a ticket; every tag named must be on the ticket."""
-    ticket = _ticket(ctx, ticket_id)
-    have = {t.tag for t in ticket.tags}
+    before = _ticket(ctx, ticket_id)
+    have = _tags(ctx, ticket_id)
     missing = [t for t in tags if t not in have]
     if missing:
         raise InvalidArgumentError(f"ticket {ticket_id} does not have tag(s) {', '.join(missing)}; "
-                                   f"its tags are: {', '.join(sorted(have)) or 'none'}")
+                                   f"its tags are: {', '.join(have) or 'none'}")
+    ticket = dict(before)
     _touch(ctx, ticket)
-    ticket.tags = [t for t in ticket.tags if t.tag not in set(tags)]
-    ctx.db.flush()
-    return _summary(ticket)
+    ctx.sql.execute("DELETE FROM ticket_tags WHERE ticket_id = ? AND tag IN (SELECT value FROM json_each(?))",
+                    [ticket_id, tags])
+    _save(ctx, "tickets", before, ticket)
+    return TicketSummary(**ticket, tags=[t for t in have if t not in set(tags)])
 
 
 @tools.tool(writes=True, examples=[{"ticket_id": 1486, "body": "We are looking into the pricing question.", "public": True}])
@@ -748,16 +744,16 @@ def add_comment(
     author_id: Annotated[int | None, Field(description="Author's user id; defaults to you, the acting agent.")] = None,
 ) -> CommentOut:
     """Add a public reply or an internal note to a ticket."""
-    ticket = _ticket(ctx, ticket_id)
-    author = get_or_raise(ctx, User, author_id or ACTING_AGENT_ID, "user", USER_HINT)
-    if not public and author.role == "end-user":
+    before = _ticket(ctx, ticket_id)
+    author = row_or_raise(ctx, User, author_id or ACTING_AGENT_ID, "user", USER_HINT)
+    if not public and author["role"] == "end-user":
         raise ForbiddenError("end-users cannot write internal notes")
+    ticket = dict(before)
     _touch(ctx, ticket)
-    comment = Comment(ticket_id=ticket_id, author_id=author.id, body=body, public=public, created_at=ctx.now)
-    ctx.db.add(comment)
-    ctx.db.flush()
-    return CommentOut(id=comment.id, ticket_id=ticket_id, author_id=author.id, author_name=author.name,
-                      body=body, public=public, created_at=comment.created_at)
+    _save(ctx, "tickets", before, ticket)
+    comment_id = _insert_comment(ctx, ticket_id, author["id"], body, public)
+    return CommentOut(id=comment_id, ticket_id=ticket_id, author_id=author["id"], author_name=author["name"],
+                      body=body, public=public, created_at=ctx.now)
 
 
 @tools.tool(writes=True, examples=[{"source_ticket_id": 1499, "target_ticket_id": 1486}])
@@ -769,22 +765,22 @@ def merge_tickets(
     """Merge a duplicate ticket into another: the source is closed and both get a note."""
     if source_ticket_id == target_ticket_id:
         raise InvalidArgumentError("a ticket cannot be merged into itself")
-    source, target = _ticket(ctx, source_ticket_id), _ticket(ctx, target_ticket_id)
-    for t in (source, target):
-        if t.status == "closed":
-            raise ForbiddenError(f"ticket {t.id} is closed and cannot be merged")
-    source.updated_at = target.updated_at = ctx.now
-    source.status, source.solved_at, source.merged_into_id = "closed", ctx.now, target.id
-    if source.assignee_id is None:
-        source.assignee_id = ACTING_AGENT_ID
-    ctx.db.add_all([
-        Comment(ticket_id=source.id, author_id=ACTING_AGENT_ID, public=False, created_at=ctx.now,
-                body=f"Closed and merged into ticket #{target.id}."),
-        Comment(ticket_id=target.id, author_id=ACTING_AGENT_ID, public=False, created_at=ctx.now,
-                body=f"Ticket #{source.id} was merged into this ticket: {source.subject}"),
-    ])
-    ctx.db.flush()
-    return MergeResult(source=_summary(source), target=_summary(target))
+    source_before, target_before = _ticket(ctx, source_ticket_id), _ticket(ctx, target_ticket_id)
+    for t in (source_before, target_before):
+        if t["status"] == "closed":
+            raise ForbiddenError(f"ticket {t['id']} is closed and cannot be merged")
+    source, target = dict(source_before), dict(target_before)
+    source["updated_at"] = target["updated_at"] = ctx.now
+    source.update(status="closed", solved_at=ctx.now, merged_into_id=target["id"])
+    if source["assignee_id"] is None:
+        source["assignee_id"] = ACTING_AGENT_ID
+    _save(ctx, "tickets", source_before, source)
+    _save(ctx, "tickets", target_before, target)
+    _insert_comment(ctx, source["id"], ACTING_AGENT_ID, f"Closed and merged into ticket #{target['id']}.", False)
+    _insert_comment(ctx, target["id"], ACTING_AGENT_ID,
+                    f"Ticket #{source['id']} was merged into this ticket: {source['subject']}", False)
+    summaries = _summaries(ctx, [source, target])
+    return MergeResult(source=summaries[0], target=summaries[1])
 
 
 @tools.tool(writes=True, examples=[{"ticket_id": 1460, "macro_id": 3}])
@@ -794,30 +790,31 @@ def apply_macro(
     macro_id: Annotated[int, Field(description="The macro's id (see list_macros).")],
 ) -> TicketDetail:
     """Apply an active macro's changes (status, priority, group, tags, reply) to a ticket."""
-    ticket = _ticket(ctx, ticket_id)
-    macro = get_or_raise(ctx, Macro, macro_id, "macro", "Use list_macros to see the macros.")
-    if not macro.active:
-        raise ForbiddenError(f"macro {macro_id} ({macro.title}) is inactive")
+    before = _ticket(ctx, ticket_id)
+    macro = row_or_raise(ctx, Macro, macro_id, "macro", "Use list_macros to see the macros.")
+    if not macro["active"]:
+        raise ForbiddenError(f"macro {macro_id} ({macro['title']}) is inactive")
+    ticket = dict(before)
     _touch(ctx, ticket)
-    actions = macro.actions
+    actions = macro["actions"]
+    tags = _tags(ctx, ticket_id)
     if "group" in actions:
-        group = ctx.db.scalar(select(Group).where(Group.name == actions["group"]))
-        if group is None:
+        group_id = ctx.sql.scalar("SELECT id FROM groups WHERE name = ?", [str(actions["group"])])
+        if group_id is None:
             raise NotFoundError(f"macro {macro_id} names a group that no longer exists")
-        ticket.group_id = group.id
+        ticket["group_id"] = group_id
     if "priority" in actions:
-        ticket.priority = str(actions["priority"])
+        ticket["priority"] = str(actions["priority"])
     if "add_tags" in actions:
-        _add_tags(ticket, [str(t) for t in actions["add_tags"]])  # type: ignore[union-attr]
+        tags = _add_tags(ctx, ticket_id, tags, [str(t) for t in actions["add_tags"]])
     if "comment" in actions:
-        ctx.db.add(Comment(ticket_id=ticket.id, author_id=ticket.assignee_id or ACTING_AGENT_ID,
-                           body=str(actions["comment"]), public=True, created_at=ctx.now))
+        _insert_comment(ctx, ticket_id, ticket["assignee_id"] or ACTING_AGENT_ID, str(actions["comment"]), True)
     if "status" in actions:
-        if ticket.assignee_id is None:
-            ticket.assignee_id = ACTING_AGENT_ID
+        if ticket["assignee_id"] is None:
+            ticket["assignee_id"] = ACTING_AGENT_ID
         _set_status(ctx, ticket, str(actions["status"]))
-    ctx.db.flush()
-    return _detail(ctx.db, ticket)
+    _save(ctx, "tickets", before, ticket)
+    return _detail(ctx, ticket_id, tags)
 
 
 @tools.tool(writes=True, examples=[{"name": "Jamie Rivera", "email": "jamie.rivera@example.org", "organization_id": 3}])
@@ -830,17 +827,17 @@ def create_user(
 ) -> UserOut:
     """Create an end-user (a customer who can request tickets)."""
     email = email.lower()
-    existing = ctx.db.scalar(select(User).where(User.email == email))
+    existing = ctx.sql.scalar("SELECT id FROM users WHERE email = ?", [email])
     if existing is not None:
-        raise InvalidArgumentError(f"a user with email {email} already exists (user {existing.id})")
+        raise InvalidArgumentError(f"a user with email {email} already exists (user {existing})")
     if organization_id is not None:
-        get_or_raise(ctx, Organization, organization_id, "organization",
+        row_or_raise(ctx, Organization, organization_id, "organization",
                      "Use search_organizations to find organizations.")
-    user = User(name=name, email=email, role="end-user", phone=phone, timezone="UTC",
-                organization_id=organization_id, created_at=ctx.now, last_login_at=None)
-    ctx.db.add(user)
-    ctx.db.flush()
-    return _user_out(user)
+    user_id = ctx.sql.insert(
+        "INSERT INTO users (external_id, name, email, role, phone, timezone, organization_id, default_group_id, "
+        "created_at, last_login_at, suspended) VALUES (NULL, ?, ?, 'end-user', ?, 'UTC', ?, NULL, ?, NULL, 0)",
+        [name, email, phone, organization_id, ctx.now])
+    return UserOut(**row_or_raise(ctx, User, user_id, "user", USER_HINT))
 
 
 @tools.tool(writes=True, examples=[{"user_id": 594}])
@@ -850,9 +847,9 @@ def suspend_user(
     suspended: Annotated[bool, Field(description="True to suspend, False to lift a suspension.")] = True,
 ) -> UserOut:
     """Suspend an end-user (they can no longer request tickets) or lift the suspension."""
-    user = get_or_raise(ctx, User, user_id, "user", USER_HINT)
-    if user.role != "end-user":
-        raise ForbiddenError(f"user {user_id} is an {user.role}; only end-users can be suspended here")
-    user.suspended = suspended
-    ctx.db.flush()
-    return _user_out(user)
+    before = row_or_raise(ctx, User, user_id, "user", USER_HINT)
+    if before["role"] != "end-user":
+        raise ForbiddenError(f"user {user_id} is an {before['role']}; only end-users can be suspended here")
+    user = {**before, "suspended": suspended}
+    _save(ctx, "users", before, user)
+    return UserOut(**user)
