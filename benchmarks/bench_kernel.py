@@ -31,6 +31,7 @@ Usage: python benchmarks/bench_kernel.py [--servers zendesk crm] [--repeat 200] 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import os
 import statistics
@@ -89,18 +90,22 @@ def bench_tool(spec: ServerSpec) -> tuple[ToolSpec, dict[str, Any]]:
 
 
 def captured_sql(session: ToolSession, tool: str, arguments: dict[str, Any]) -> list[tuple[str, Any]]:
-    """The SQL statements and parameters one call sends to the database."""
+    """The SQL statements and parameters one call sends to the database, through the ORM or
+    through `ctx.sql`."""
     statements: list[tuple[str, Any]] = []
 
     def record(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, many: bool) -> None:
         statements.append((statement, parameters))
 
     engine = session.spec.engine
+    context = session.context
+    session.context = dataclasses.replace(context, sql=context.sql.traced(lambda sql, params: statements.append((sql, params))))
     event.listen(engine, "before_cursor_execute", record)
     try:
         assert session.call(tool, arguments).ok
     finally:
         event.remove(engine, "before_cursor_execute", record)
+        session.context = context
     return statements
 
 

@@ -40,6 +40,9 @@ Models = type[DeclarativeBase] | tuple[type[DeclarativeBase], ...]
 
 Convert = Callable[[Any], Any]
 
+Trace = Callable[[str, Params], None]
+"""Called with each statement and its bound parameters."""
+
 LIKE_ESCAPE = "/"
 """The escape character of the patterns `contains_pattern` and `prefix_pattern` build; write
 `LIKE ? ESCAPE '/'`."""
@@ -54,13 +57,15 @@ def _bind(type_: Any) -> Convert:
     return processor  # type: ignore[no-any-return]
 
 
+_JSON_TEXT = _bind(JSON())
+
 _BINDERS: Mapping[type, Convert] = {
     datetime: _bind(DateTime()),
     date: _bind(Date()),
     Decimal: _bind(Numeric()),
-    dict: _bind(JSON()),
-    list: _bind(JSON()),
-    tuple: lambda value: _bind(JSON())(list(value)),
+    dict: _JSON_TEXT,
+    list: _JSON_TEXT,
+    tuple: lambda value: _JSON_TEXT(list(value)),
 }
 """Parameter types sqlite3 does not store as SQLAlchemy does, by exact type."""
 
@@ -124,12 +129,21 @@ class SqlPage:
 class Sql:
     """Statements on one session's connection; the session commits or rolls them back."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, trace: Trace | None = None) -> None:
         self._connection = connection
+        self._trace = trace
+
+    def traced(self, trace: Trace) -> Sql:
+        """The same connection, with every statement and its bound parameters passed to `trace`
+        before it runs (benchmarks replay them on a bare connection)."""
+        return Sql(self._connection, trace)
 
     def _cursor(self, sql: str, params: Params) -> sqlite3.Cursor:
         """The one place statements reach SQLite."""
-        return self._connection.execute(sql, bind_all(params))
+        bound = bind_all(params)
+        if self._trace is not None:
+            self._trace(sql, bound)
+        return self._connection.execute(sql, bound)
 
     def all(self, sql: str, params: Params = (), models: Models = ()) -> list[Row]:
         """Every row of a query, its columns converted by the types of `models`."""
