@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 from sqlalchemy import event
 from sqlalchemy.engine.default import CACHE_HIT
 
@@ -27,8 +28,9 @@ from mcpgym.servers.kernel.database import TableLayout, diff_against, new_connec
 from mcpgym.servers.kernel.memo import BoundedCache
 from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.kernel.spec import ServerSpec, build_seeded
-from mcpgym.servers.kernel.tools import ToolRegistry
+from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 from mcpgym.servers.kernel.world import build_world, generate_world, world_clock
+from mcpgym.servers.zendesk.models import Ticket
 
 SERVERS = server_names()
 
@@ -144,23 +146,52 @@ def test_reset_of_a_grown_database_gives_the_memory_back(zendesk: ServerSpec) ->
         assert session.diff() == [] and session.state_hash() == ToolSession(zendesk, 0).state_hash()
 
 
+class Priority(BaseModel):
+    priority: str
+
+
+def orm_ticket_tools() -> ToolRegistry:
+    """Zendesk ticket reads and writes through the ORM (`ctx.db`), whose compiled statements
+    the engine caches (the zendesk tools themselves are plain SQL)."""
+    tools = ToolRegistry()
+
+    @tools.tool(writes=True)
+    def set_priority(ctx: ToolContext, ticket_id: int, priority: str) -> Priority:
+        """Sets a ticket's priority."""
+        ticket = ctx.db.get(Ticket, ticket_id)
+        assert ticket is not None
+        ticket.priority = priority
+        ctx.db.flush()
+        return Priority(priority=ticket.priority)
+
+    @tools.tool()
+    def read_priority(ctx: ToolContext, ticket_id: int) -> Priority:
+        """Reads a ticket's priority."""
+        ticket = ctx.db.get(Ticket, ticket_id)
+        assert ticket is not None
+        return Priority(priority=ticket.priority)
+
+    return tools
+
+
 def test_sessions_share_compiled_statements_but_never_state(zendesk: ServerSpec) -> None:
     hits: list[Any] = []
 
     def record(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, many: bool) -> None:
         hits.append(context.cache_hit)
 
-    with ToolSession(zendesk, 0) as a:
-        assert a.call("update_ticket", {"ticket_id": 1486, "priority": "urgent"}).ok
-        assert a.call("get_ticket", {"ticket_id": 1486}).ok
-        with ToolSession(zendesk, 0) as b:
-            assert a._bind.engine is b._bind.engine is zendesk.engine
+    spec = dataclasses.replace(zendesk, tools=orm_ticket_tools())
+    with ToolSession(spec, 0) as a:
+        assert a.call("set_priority", {"ticket_id": 1486, "priority": "urgent"}).ok
+        assert a.call("read_priority", {"ticket_id": 1486}).ok
+        with ToolSession(spec, 0) as b:
+            assert a._bind.engine is b._bind.engine is spec.engine
             assert a._connection is not b._connection
-            event.listen(zendesk.engine, "after_cursor_execute", record)
+            event.listen(spec.engine, "after_cursor_execute", record)
             try:
-                assert b.call("get_ticket", {"ticket_id": 1486}).data["priority"] == "high"  # type: ignore[index]
+                assert b.call("read_priority", {"ticket_id": 1486}).data == {"priority": "high"}
             finally:
-                event.remove(zendesk.engine, "after_cursor_execute", record)
+                event.remove(spec.engine, "after_cursor_execute", record)
             assert hits and all(hit is CACHE_HIT for hit in hits)
             assert b.diff() == [] and len(a.diff()) == 1
             assert b.state_hash() != a.state_hash()
