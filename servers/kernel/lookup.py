@@ -18,7 +18,7 @@ def get_or_raise(ctx: ToolContext, model: type[T], entity_id: int, label: str, h
     """The ORM object of `model` with primary key `entity_id`, or `NotFoundError("<label> <id> ...")`."""
     row = ctx.db.get(model, entity_id)
     if row is None:
-        raise NotFoundError(f"no {label} with id {entity_id}. {hint}")
+        raise missing(label, entity_id, hint)
     return row
 
 
@@ -29,5 +29,10 @@ def row_or_raise(ctx: ToolContext, model: type[DeclarativeBase], entity_id: int,
     (key,) = table.primary_key.columns  # type: ignore[attr-defined]
     row = ctx.sql.one(f"SELECT * FROM {quote(table.name)} WHERE {quote(key.name)} = ?", [entity_id], model)  # type: ignore[attr-defined]
     if row is None:
-        raise NotFoundError(f"no {label} with id {entity_id}. {hint}")
+        raise missing(label, entity_id, hint)
     return row
+
+
+def missing(label: str, entity_id: int, hint: str) -> NotFoundError:
+    """The error for an id that names no row: `no <label> with id <id>. <hint>`."""
+    return NotFoundError(f"no {label} with id {entity_id}. {hint}")

@@ -18,7 +18,7 @@ from mcpgym.servers.kernel.fields import (
     PerPage,
     Timestamp,
 )
-from mcpgym.servers.kernel.lookup import row_or_raise
+from mcpgym.servers.kernel.lookup import missing, row_or_raise
 from mcpgym.servers.kernel.query import search_words
 from mcpgym.servers.kernel.sql import Row, contains_pattern, prefix_pattern
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
@@ -242,9 +242,9 @@ def _summaries(ctx: ToolContext, rows: Sequence[Row]) -> list[TicketSummary]:
     """Summaries of ticket rows, their tags (A-Z) read in one statement."""
     tags: defaultdict[int, list[str]] = defaultdict(list)
     if rows:
-        for tag in ctx.sql.all("SELECT ticket_id, tag FROM ticket_tags WHERE ticket_id IN "
-                               "(SELECT value FROM json_each(?)) ORDER BY tag", [[row["id"] for row in rows]]):
-            tags[tag["ticket_id"]].append(tag["tag"])
+        for tagged in ctx.sql.all("SELECT ticket_id, tag FROM ticket_tags WHERE ticket_id IN "
+                                  "(SELECT value FROM json_each(?)) ORDER BY tag", [[row["id"] for row in rows]]):
+            tags[tagged["ticket_id"]].append(tagged["tag"])
     return [TicketSummary(**row, tags=tags[row["id"]]) for row in rows]
 
 
@@ -252,7 +252,8 @@ def _detail(ctx: ToolContext, ticket_id: int, tags: list[str] | None = None) -> 
     """A ticket's detail as stored now; `tags` in the order given, else A-Z."""
     ticket = ctx.sql.one("SELECT *, (SELECT count(*) FROM comments WHERE ticket_id = tickets.id) AS comment_count "
                          "FROM tickets WHERE id = ?", [ticket_id], Ticket)
-    assert ticket is not None
+    if ticket is None:
+        raise missing("ticket", ticket_id, TICKET_HINT)
     rating = ctx.sql.one("SELECT score, comment, created_at FROM satisfaction_ratings WHERE ticket_id = ?",
                          [ticket_id], SatisfactionRating)
     return TicketDetail(**ticket, tags=_tags(ctx, ticket_id) if tags is None else tags,
@@ -389,7 +390,6 @@ def search_tickets(
 @tools.tool(examples=[{"ticket_id": 1380}])
 def get_ticket(ctx: ToolContext, ticket_id: Annotated[int, Field(description="The ticket's id.")]) -> TicketDetail:
     """Get one ticket with its description, tags, comment count and satisfaction rating."""
-    _ticket(ctx, ticket_id)
     return _detail(ctx, ticket_id)
 
 
