@@ -4,6 +4,7 @@ series is expanded only over the window asked for, with the same occurrences."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -46,15 +47,23 @@ of a listing."""
 
 
 class StatementCounter:
-    """Counts the SQL statements a session sends to its database."""
+    """Counts the SQL statements a session's tools send, whichever way: through SQLAlchemy
+    (the ORM or Core; an `executemany` counts once) or through `ctx.sql`."""
 
     def __init__(self, session: ToolSession) -> None:
         self.count = 0
+        self.session = session
         self.bind = session.context.db.get_bind()
         event.listen(self.bind, "before_cursor_execute", self._seen)
 
     def _seen(self, *args: Any) -> None:
         self.count += 1
+
+    def start(self) -> None:
+        """Count from zero, `ctx.sql` included (a reset makes a new context: call after it)."""
+        self.count = 0
+        context = self.session.context
+        self.session.context = dataclasses.replace(context, sql=context.sql.traced(self._seen))
 
     def close(self) -> None:
         event.remove(self.bind, "before_cursor_execute", self._seen)
@@ -70,7 +79,7 @@ def counted(request: pytest.FixtureRequest) -> Iterator[tuple[ToolSession, State
 
 def statements(session: ToolSession, counter: StatementCounter, tool: str, arguments: dict[str, Any]) -> int:
     session.reset()
-    counter.count = 0
+    counter.start()
     result = session.call(tool, arguments)
     assert result.ok, result.text[:300]
     return counter.count
