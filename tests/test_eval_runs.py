@@ -119,11 +119,16 @@ def test_a_locked_folder_is_refused_naming_the_lock(tmp_path: Path, capsys: pyte
     assert oracle(out) == 0, "the lock is free once its holder lets go"
 
 
+def eval_command(url: str, out: Path, concurrency: int) -> list[str]:
+    """`mcpgym eval` of the zendesk tasks against the chat server at `url`, as its own process."""
+    return [sys.executable, "-m", "mcpgym", "eval", "--agent", "openai", "--base-url", url, "--model", "m",
+            "--api-key", "k", "--tasks", "zendesk", "--concurrency", str(concurrency), "--out", str(out), "--quiet"]
+
+
 def test_two_concurrent_runs_on_one_folder_never_duplicate_episodes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     slow = ScriptedChatServer(delay=0.15)
-    command = [sys.executable, "-m", "mcpgym", "eval", "--agent", "openai", "--base-url", slow.url, "--model", "m",
-               "--api-key", "k", "--tasks", "zendesk", "--concurrency", "1", "--out", str(out), "--quiet"]
+    command = eval_command(slow.url, out, concurrency=1)
     try:
         first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
@@ -141,8 +146,7 @@ def test_two_concurrent_runs_on_one_folder_never_duplicate_episodes(tmp_path: Pa
 def test_an_interrupted_run_says_so_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     slow = ScriptedChatServer(delay=0.15)
-    command = [sys.executable, "-m", "mcpgym", "eval", "--agent", "openai", "--base-url", slow.url, "--model", "m",
-               "--api-key", "k", "--tasks", "zendesk", "--concurrency", "2", "--out", str(out), "--quiet"]
+    command = eval_command(slow.url, out, concurrency=2)
     try:
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
