@@ -28,6 +28,7 @@ from mcpgym.servers.kernel.database import (
 )
 from mcpgym.servers.kernel.initial_state import PatchedState, RowPatch, check_against
 from mcpgym.servers.kernel.limits import STORAGE_QUOTA_BYTES
+from mcpgym.servers.kernel.links import linking
 from mcpgym.servers.kernel.memo import BoundedCache
 from mcpgym.servers.kernel.tools import ToolRegistry
 from mcpgym.servers.kernel.world import World, build_world, domain_rng
@@ -35,7 +36,7 @@ from mcpgym.servers.kernel.world import World, build_world, domain_rng
 Populate = Callable[[Session, World, random.Random], None]
 
 KERNEL = Path(__file__).parent
-SNAPSHOT_CODE = tuple(KERNEL / name for name in ("world.py", "database.py", "changelog.py", "spec.py"))
+SNAPSHOT_CODE = tuple(KERNEL / name for name in ("world.py", "database.py", "changelog.py", "spec.py", "links.py"))
 """Kernel modules that shape a seeded database, besides the server's own package."""
 
 KERNEL_DIGEST = disk_cache.source_digest(SNAPSHOT_CODE)
@@ -67,6 +68,9 @@ class ServerSpec:
     tools: ToolRegistry = field(repr=False)
     storage_quota_bytes: int = STORAGE_QUOTA_BYTES
     """How much a session's database may grow beyond its seeded size."""
+    links: tuple[str, ...] = ()
+    """Servers whose seeded databases `populate` reads to link to their rows
+    (`kernel/links.py`): their code is part of this server's seeded-database cache key."""
     code_digest: str | None = field(init=False, repr=False)
     """A digest of the code and library versions that shape this server's seeded databases
     (read when the spec is made, right after its modules were imported), or None when they
@@ -87,6 +91,17 @@ class ServerSpec:
         """`patch` checked against the seeded state of `seed` (`InitialStateError` if it does
         not fit), once per (seed, patch digest); kept in memory, by the patches' size."""
         return _patched.get((self, seed, patch.digest), lambda: check_against(self, self.seeded(seed).snapshot, patch))
+
+    @cached_property
+    def seed_digest(self) -> str | None:
+        """`code_digest` with the seed digests of the linked servers: what the disk cache keys
+        this server's seeded databases by (None when any part cannot be pinned down)."""
+        if not self.links:
+            return self.code_digest
+        from mcpgym.servers.catalog import load_server
+
+        parts = [self.code_digest, *(load_server(name).seed_digest for name in self.links)]
+        return None if None in parts else disk_cache.digest_of([part for part in parts if part])
 
     @cached_property
     def engine(self) -> Engine:
@@ -142,7 +157,7 @@ _patched: BoundedCache[PatchedState] = BoundedCache(
 
 def _load_or_build(spec: ServerSpec, seed: int) -> bytes:
     """The seeded database of `seed` from the disk cache, else built (and then stored)."""
-    key = None if spec.code_digest is None else f"{spec.name}-{seed}-{spec.code_digest}"
+    key = None if spec.seed_digest is None else f"{spec.name}-{seed}-{spec.seed_digest}"
     if key is not None:
         stored = disk_cache.load(key)
         if stored is not None:
@@ -157,4 +172,5 @@ def build_seeded(spec: ServerSpec, seed: int) -> bytes:
     """Build the seeded database of `seed` from scratch: world, populate, change log, bytes."""
     world = build_world(seed)
     rng = domain_rng(seed, spec.name)
-    return build_snapshot(spec.base, lambda db: spec.populate(db, world, rng), spec.changelog.install)
+    with linking(spec.links):
+        return build_snapshot(spec.base, lambda db: spec.populate(db, world, rng), spec.changelog.install)
