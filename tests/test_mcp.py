@@ -55,7 +55,7 @@ def test_in_memory_client_matches_in_process(zendesk: ServerSpec) -> None:
     assert answers == in_process(zendesk)
 
 
-def test_tool_definitions_carry_schemas_and_read_only_hints(zendesk: ServerSpec) -> None:
+def test_tool_definitions_carry_schemas_titles_and_hints(zendesk: ServerSpec) -> None:
     async def main() -> list[Any]:
         async with mcp.Client(build_mcp_server(SessionPool(zendesk))) as client:
             return (await client.list_tools()).tools
@@ -66,6 +66,10 @@ def test_tool_definitions_carry_schemas_and_read_only_hints(zendesk: ServerSpec)
         assert tool.description == spec.description
         assert tool.input_schema == spec.input_schema and tool.output_schema == spec.output_schema
         assert tool.annotations is not None and tool.annotations.read_only_hint is (not spec.writes)
+        assert tool.title == tool.annotations.title == spec.title and spec.title
+        assert tool.annotations.idempotent_hint is spec.idempotent
+        assert tool.annotations.destructive_hint is (spec.destructive if spec.writes else None)
+    assert tools["merge_tickets"].annotations.destructive_hint is True  # type: ignore[union-attr]
 
 
 def test_stdio_client_matches_in_process(zendesk: ServerSpec) -> None:

@@ -62,7 +62,14 @@ def mcp_tools(spec: ServerSpec) -> list[types.Tool]:
             description=tool.description,
             input_schema=tool.input_schema,
             output_schema=tool.output_schema,
-            annotations=types.ToolAnnotations(read_only_hint=not tool.writes, open_world_hint=False),
+            title=tool.title,
+            annotations=types.ToolAnnotations(
+                title=tool.title,
+                read_only_hint=not tool.writes,
+                destructive_hint=tool.destructive if tool.writes else None,
+                idempotent_hint=tool.idempotent,
+                open_world_hint=False,
+            ),
         )
         for tool in spec.tools
     ]

@@ -11,6 +11,7 @@ explicit `max_length` get the defaults, and numbers refuse booleans.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -61,6 +62,12 @@ class ToolSpec:
     result: type[BaseModel]
     writes: bool
     examples: tuple[dict[str, Any], ...] = ()
+    title: str = ""
+    """A human name for the tool (MCP `title`)."""
+    destructive: bool = False
+    """A write that deletes, cancels or overwrites what cannot be had back (MCP `destructiveHint`)."""
+    idempotent: bool = True
+    """Calling it again with the same arguments changes nothing more (MCP `idempotentHint`)."""
 
     @cached_property
     def input_schema(self) -> dict[str, Any]:
@@ -133,16 +140,28 @@ class ToolRegistry:
         self._tools: dict[str, ToolSpec] = {}
 
     def tool(
-        self, *, writes: bool = False, examples: list[dict[str, Any]] | None = None
+        self, *, writes: bool = False, examples: list[dict[str, Any]] | None = None,
+        title: str | None = None, destructive: bool = False, idempotent: bool | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a function as a tool.
 
-        `writes=True` marks tools that change state. `examples` are argument sets that succeed
-        on the seeded world of seed 0; the conformance tests call every one of them.
+        `writes=True` marks tools that change state; `destructive=True` a write that deletes,
+        cancels or overwrites; `idempotent` (default: True for reads, False for writes) whether
+        a repeated call changes nothing more. `title` is the human name (default: the name,
+        spaced). `examples` are argument sets that succeed on the seeded world of seed 0; the
+        conformance tests call every one of them.
         """
+        if destructive and not writes:
+            raise ValueError("a destructive tool writes: pass writes=True")
 
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             spec = build_tool_spec(fn, writes=writes, examples=examples or [])
+            spec = dataclasses.replace(
+                spec,
+                title=title or spec.name.replace("_", " ").capitalize(),
+                destructive=destructive,
+                idempotent=not writes if idempotent is None else idempotent,
+            )
             if spec.name in self._tools:
                 raise ValueError(f"tool {spec.name!r} registered twice")
             self._tools[spec.name] = spec

@@ -659,7 +659,7 @@ def create_ticket(
     return _detail(ctx, ticket_id, added)
 
 
-@tools.tool(writes=True, examples=[{"ticket_id": 1486, "priority": "urgent", "assignee_id": 37}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"ticket_id": 1486, "priority": "urgent", "assignee_id": 37}])
 def update_ticket(
     ctx: ToolContext,
     ticket_id: Annotated[int, Field(description="The ticket's id.")],
@@ -699,7 +699,7 @@ def update_ticket(
     return _detail(ctx, ticket_id)
 
 
-@tools.tool(writes=True, examples=[{"ticket_id": 1486, "tags": ["vip"]}])
+@tools.tool(writes=True, idempotent=True, title="Add tags to a ticket", examples=[{"ticket_id": 1486, "tags": ["vip"]}])
 def add_ticket_tags(
     ctx: ToolContext,
     ticket_id: Annotated[int, Field(description="The ticket's id.")],
@@ -714,7 +714,7 @@ def add_ticket_tags(
     return TicketSummary(**ticket, tags=added)
 
 
-@tools.tool(writes=True, examples=[{"ticket_id": 1486, "tags": ["follow_up"]}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Remove tags from a ticket", examples=[{"ticket_id": 1486, "tags": ["follow_up"]}])
 def remove_ticket_tags(
     ctx: ToolContext,
     ticket_id: Annotated[int, Field(description="The ticket's id.")],
@@ -756,7 +756,7 @@ def add_comment(
                       body=body, public=public, created_at=ctx.now)
 
 
-@tools.tool(writes=True, examples=[{"source_ticket_id": 1499, "target_ticket_id": 1486}])
+@tools.tool(writes=True, destructive=True, examples=[{"source_ticket_id": 1499, "target_ticket_id": 1486}])
 def merge_tickets(
     ctx: ToolContext,
     source_ticket_id: Annotated[int, Field(description="The duplicate ticket, which is closed.")],
@@ -783,7 +783,7 @@ def merge_tickets(
     return MergeResult(source=summaries[0], target=summaries[1])
 
 
-@tools.tool(writes=True, examples=[{"ticket_id": 1460, "macro_id": 3}])
+@tools.tool(writes=True, destructive=True, examples=[{"ticket_id": 1460, "macro_id": 3}])
 def apply_macro(
     ctx: ToolContext,
     ticket_id: Annotated[int, Field(description="The ticket's id.")],
@@ -840,7 +840,7 @@ def create_user(
     return UserOut(**row_or_raise(ctx, User, user_id, "user", USER_HINT))
 
 
-@tools.tool(writes=True, examples=[{"user_id": 594}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"user_id": 594}])
 def suspend_user(
     ctx: ToolContext,
     user_id: Annotated[int, Field(description="The end-user's id.")],
