@@ -1,24 +1,33 @@
-"""The names of the domain servers and where each one lives; loading is lazy.
+"""The domain servers, found through the `mcpgym.servers` entry-point group; loading is lazy.
 
-This module imports nothing heavy, so env registration can read the server names cheaply.
+A server is an entry point `<name> = "<module>:<attribute>"` naming a `ServerSpec`, declared
+by whichever installed distribution provides it: mcpgym's own servers are declared in its
+pyproject.toml exactly as an outside package declares its own (docs/adding-a-server.md).
+Discovery reads only the installed distributions' metadata, so env registration can list the
+names at start-up without importing a server.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
+import warnings
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import distributions
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mcpgym.servers.kernel.spec import ServerSpec
 
-SERVER_MODULES: dict[str, str] = {
-    "zendesk": "mcpgym.servers.zendesk",
-    "crm": "mcpgym.servers.crm",
-    "calendar": "mcpgym.servers.calendar",
-    "email": "mcpgym.servers.email",
-    "finance": "mcpgym.servers.finance",
-    "flights": "mcpgym.servers.flights",
-}
+ENTRY_POINT_GROUP = "mcpgym.servers"
+"""The entry-point group a distribution declares its servers in."""
+
+SERVER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+"""What a server name may be: it prefixes public tool names and makes env ids."""
+
+SERVER_MODULES: dict[str, str] = {}
+"""Servers in this source tree not yet declared as entry points (module holding `SERVER`)."""
 
 SERVER_GROUPS: dict[str, tuple[str, ...]] = {
     "workspace": ("zendesk", "crm", "calendar", "email", "finance", "flights"),
@@ -26,14 +35,71 @@ SERVER_GROUPS: dict[str, tuple[str, ...]] = {
 """Named sets of servers mounted together in one environment (`mcp/<group>-v0`)."""
 
 
+class ServerNotFound(KeyError):
+    """No installed server has this name."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class ServerEntry:
+    """Where one server is declared: its name, `module:attribute`, and its distribution."""
+
+    name: str
+    target: str
+    distribution: str
+
+
+@cache
+def discovered() -> dict[str, ServerEntry]:
+    """Every installed server by name: mcpgym's own first, then the other distributions', each
+    by name. A malformed name, or a name two distributions both claim, is left out with a
+    warning (one broken plugin never hides the other servers).
+
+    Every distribution on the path is read, not only the first of each name, so that a stale
+    copy of a distribution's metadata (an old `*.egg-info` in the working folder) cannot hide
+    the servers of the installed one; copies declaring the same target agree."""
+    entries = [ServerEntry(name, f"{module}:SERVER", "mcpgym") for name, module in SERVER_MODULES.items()]
+    for dist in distributions():
+        points = dist.entry_points.select(group=ENTRY_POINT_GROUP)
+        if points:
+            entries += [ServerEntry(point.name, point.value, dist.metadata["Name"] or "?") for point in points]
+    found: dict[str, ServerEntry] = {}
+    for entry in sorted(entries, key=lambda e: (e.distribution != "mcpgym", e.name)):
+        if not SERVER_NAME.match(entry.name):
+            warnings.warn(f"mcpgym: ignoring server {entry.name!r} of {entry.distribution}: a server name is "
+                          f"lowercase letters, digits and _ (at most 32), starting with a letter", stacklevel=2)
+        elif entry.name in found and found[entry.name].target != entry.target:
+            warnings.warn(f"mcpgym: ignoring server {entry.name!r} of {entry.distribution}: "
+                          f"{found[entry.name].distribution} already provides it", stacklevel=2)
+        else:
+            found.setdefault(entry.name, entry)
+    return found
+
+
 def server_names() -> list[str]:
-    return list(SERVER_MODULES)
+    """The names of every installed server."""
+    return list(discovered())
 
 
 def load_server(name: str) -> ServerSpec:
     """The `ServerSpec` of server `name`; a clear error names the servers there are."""
-    module = SERVER_MODULES.get(name)
-    if module is None:
-        raise KeyError(f"unknown server {name!r}; servers: {', '.join(SERVER_MODULES)}")
-    spec: ServerSpec = importlib.import_module(module).SERVER
+    entry = discovered().get(name)
+    if entry is None:
+        raise ServerNotFound(f"unknown server {name!r}; servers: {', '.join(discovered())}")
+    return _load(entry)
+
+
+@cache
+def _load(entry: ServerEntry) -> ServerSpec:
+    from mcpgym.servers.kernel.spec import ServerSpec
+
+    module, _, attribute = entry.target.partition(":")
+    spec = getattr(importlib.import_module(module), attribute or "SERVER")
+    if not isinstance(spec, ServerSpec):
+        raise TypeError(f"server {entry.name!r} ({entry.target}, from {entry.distribution}) is not a ServerSpec")
+    if spec.name != entry.name:
+        raise ValueError(f"server {entry.name!r} ({entry.target}, from {entry.distribution}) "
+                         f"is named {spec.name!r}; the entry point and ServerSpec.name must agree")
     return spec

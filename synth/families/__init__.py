@@ -1,8 +1,15 @@
-"""Task families per server; `families_for(servers)` lists those a server set can run."""
+"""Task families per server; `families_for(servers)` lists those a server set can run.
+
+Families come from this package (`ALL_FAMILIES`) and from every installed distribution's
+`mcpgym.families` entry points, each naming a sequence of `Family` (how a server added as a
+plugin brings its tasks: docs/adding-a-server.md).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
+from importlib.metadata import distributions
 
 from mcpgym.synth.families.calendar import CALENDAR_FAMILIES
 from mcpgym.synth.families.crm import CRM_FAMILIES
@@ -25,8 +32,31 @@ ALL_FAMILIES: tuple[Family, ...] = (
 )
 
 
+FAMILY_ENTRY_POINT_GROUP = "mcpgym.families"
+"""The entry-point group a distribution declares its task families in."""
+
+
+@cache
+def installed_families() -> tuple[Family, ...]:
+    """This package's families, then those of the entry points (by entry-point name); a
+    family whose name is already taken is left out, so a name means one family."""
+    families = list(ALL_FAMILIES)
+    points = sorted((p for d in distributions() for p in d.entry_points.select(group=FAMILY_ENTRY_POINT_GROUP)),
+                    key=lambda p: (p.name, p.value))
+    for point in points:
+        loaded = point.load()
+        if isinstance(loaded, Family) or not all(isinstance(f, Family) for f in loaded):
+            raise TypeError(f"entry point {point.name} = {point.value!r} ({FAMILY_ENTRY_POINT_GROUP}) "
+                            "must name a sequence of Family instances")
+        families += loaded
+    by_name: dict[str, Family] = {}
+    for family in families:
+        by_name.setdefault(family.name, family)
+    return tuple(by_name.values())
+
+
 def families_for(servers: Sequence[str]) -> list[Family]:
     """Hand-written families whose servers are all mounted, then the graph walks over the
     mounted servers (synth/families/walk.py)."""
     mounted = tuple(sorted(set(servers)))
-    return [*(f for f in ALL_FAMILIES if set(f.servers) <= set(mounted)), *walk_families(mounted)]
+    return [*(f for f in installed_families() if set(f.servers) <= set(mounted)), *walk_families(mounted)]
