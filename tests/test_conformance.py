@@ -1,7 +1,8 @@
 """Every tool of every server, generically: schemas, descriptions, examples that work,
 bad ids and wrong types that fail cleanly, and MCP answering exactly like the in-process path.
 
-A new server gets all of this by being listed in `mcpgym.servers.catalog`.
+A new server gets all of this by being installed (an `mcpgym.servers` entry point); mcpgym's
+own servers have at least 15 tools each.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp_clients import text_of
 
-from mcpgym.servers.catalog import load_server, server_names
+from mcpgym.servers.catalog import discovered, load_server, server_names
 from mcpgym.servers.kernel.mcp_server import SessionPool, build_mcp_server
 from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.kernel.spec import ServerSpec
@@ -32,7 +33,8 @@ def tool_of(server: str, name: str) -> ToolSpec:
 
 def test_every_server_has_enough_reads_and_writes(spec: ServerSpec) -> None:
     tools = list(spec.tools)
-    assert len(tools) >= MIN_TOOLS.get(spec.name, 15)
+    builtin = discovered()[spec.name].distribution == "mcpgym"
+    assert len(tools) >= (MIN_TOOLS.get(spec.name, 15) if builtin else 1)
     assert any(t.writes for t in tools) and any(not t.writes for t in tools)
     assert spec.instructions.strip() and spec.title.strip()
 

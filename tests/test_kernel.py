@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
 import sys
 
@@ -127,7 +128,7 @@ def test_same_seed_same_world_across_processes(zendesk: ServerSpec) -> None:
         "from mcpgym.servers.kernel.session import ToolSession\n"
         "print(ToolSession(load_server('zendesk'), 3).state_hash())"
     )
-    env = {"PYTHONHASHSEED": "random", "MCPGYM_CACHE_DIR": "off"}  # built afresh, not loaded
+    env = {**os.environ, "PYTHONHASHSEED": "random", "MCPGYM_CACHE_DIR": "off"}  # built afresh, not loaded
     hashes = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout for _ in range(2)}
     with ToolSession(zendesk, 3) as here:
         hashes.add(here.state_hash() + "\n")
@@ -143,7 +144,7 @@ def test_seeded_snapshot_is_the_same_to_the_byte_across_processes(server: str) -
     )
     runs = {
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                       env={"PYTHONHASHSEED": str(n), "MCPGYM_CACHE_DIR": "off"}).stdout
+                       env={**os.environ, "PYTHONHASHSEED": str(n), "MCPGYM_CACHE_DIR": "off"}).stdout
         for n in (1, 2)
     }
     assert len(runs) == 1 and len(next(iter(runs)).strip()) == 64
