@@ -1,7 +1,8 @@
 """`McpEnv`: one or more MCP servers and a task set as a multi-turn Gymnasium environment.
 
 Observation: `{"messages": [...], "tools": [...]}`, the conversation so far as OpenAI-style
-chat messages and the tool schemas in OpenAI function format.
+chat messages and the episode's tool schemas in OpenAI function format: by default those of
+the servers the task needs (`mcpgym.envs.tool_scope`), the same for the whole episode.
 Action: the assistant's turn, text with `<tool_call>` blocks or an OpenAI-style message dict
 (see `mcpgym.envs.actions`). The calls run against the episode's own server sessions and
 their results come back as `tool` messages. A turn with no tool call (or a call of `finish`)
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +28,12 @@ from mcpgym.envs.options import EnvOptions, ResetOptions, checked
 from mcpgym.envs.scoring import RewardFn, as_breakdown, make_reward
 from mcpgym.envs.shared_memory import ConversationChannels  # noqa: F401  (async vector envs' transport for our spaces)
 from mcpgym.envs.spaces import AssistantTurn, Conversation, ToolList
+from mcpgym.envs.tool_scope import Scope, shown_servers, shown_tools
 from mcpgym.servers.toolbox import Toolbox
 from mcpgym.tasks.trajectory import CallRecord, Trajectory, status_of_error
 from mcpgym.servers.catalog import load_server
 from mcpgym.servers.kernel.initial_state import InitialStateError, check_patch
+from mcpgym.servers.kernel.memo import BoundedCache
 from mcpgym.servers.kernel.truncation import truncate_result
 from mcpgym.tasks.execute import observed_changes
 from mcpgym.tasks.loader import TASK_SETS, load_tasks, named_tasks, shipped_tasks
@@ -50,6 +54,20 @@ FINISH_SCHEMA = {
     },
 }
 
+VIEWS_KEPT = 256
+"""Episode views (tool lists and system prompts) kept per env, most recently used first."""
+
+
+@dataclass(frozen=True)
+class EpisodeView:
+    """What an episode shows of the env: its tool schemas (`finish` last), their names, and
+    the system prompt (the instructions of the servers shown)."""
+
+    tools: FrozenList
+    names: frozenset[str]
+    system: str
+
+
 class McpEnv(gym.Env[dict[str, Any], Any]):
     """A multi-turn tool-use episode over live MCP server sessions."""
 
@@ -67,9 +85,17 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         shaping: bool = False,
         render_mode: str | None = None,
         tools: Sequence[str] | None = None,
+        tool_scope: str = "task",
+        distractors: int = 0,
+        max_tools: int | None = None,
     ) -> None:
         """`tools`: expose only these tools (public names; default all), e.g. to keep a small
         model's prompt short; tasks whose ground truth needs another tool are refused.
+        `tool_scope`: an episode shows the tools of the servers its task needs ("task", the
+        default) or of every mounted server ("all"); `distractors` adds that many other
+        mounted servers, drawn from the env's random generator (seeded by `reset(seed=...)`);
+        `max_tools` caps the tools shown (`finish` included), always keeping the task's own.
+        Calls of a tool not shown answer `unknown_tool`.
         `max_action_chars`: longer actions are answered with a `format_error` and not run.
         Every option is checked (`mcpgym.envs.options.EnvOptions`): a wrong type or value is
         a `ValueError` that names it."""
@@ -86,10 +112,16 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 "shaping": shaping,
                 "render_mode": render_mode,
                 "tools": list(tools) if isinstance(tools, list | tuple) else tools,
+                "tool_scope": tool_scope,
+                "distractors": distractors,
+                "max_tools": max_tools,
             },
             "environment options",
         )
         self.toolbox = Toolbox(options.servers, tools=options.tools)
+        self.tool_scope: Scope = options.tool_scope
+        self.distractors = options.distractors
+        self.max_tools = options.max_tools
         self.tasks = self._load_tasks(options.tasks)
         for task in self.tasks:
             self._check_task(task)
@@ -100,11 +132,11 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self.reward_fn = make_reward(options.reward)
         self.shaping = options.shaping
         self.render_mode = options.render_mode
-        tools = freeze([*self.toolbox.schemas(), FINISH_SCHEMA])
-        self.observation_space = spaces.Dict({"messages": Conversation(), "tools": ToolList(tools)})
-        self.action_space = AssistantTurn([t["function"]["name"] for t in tools])
-        self._tools: FrozenList = tools
-        self._system = self._system_prompt()
+        every_tool = freeze([*self.toolbox.schemas(), FINISH_SCHEMA])
+        self.observation_space = spaces.Dict({"messages": Conversation(), "tools": ToolList(every_tool)})
+        self.action_space = AssistantTurn([t["function"]["name"] for t in every_tool])
+        self._views: BoundedCache[EpisodeView] = BoundedCache(VIEWS_KEPT)
+        self._view = EpisodeView(every_tool, frozenset(), "")
         self._messages: list[FrozenDict] = []
         self._ended = False
         self.task: Task | None = None
@@ -120,6 +152,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         chosen = self._pick_task(choice) if choice is not None else None
         super().reset(seed=seed)
         task = chosen or self._seeded_task()
+        self._view = self._episode_view(task)
         self.toolbox.reset(task.seed, states=task.initial_state)
         self.task = task
         self._ids = itertools.count(1)
@@ -133,7 +166,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self._shaped = 0.0
         self._rendered = 0
         self._messages = []
-        self._add_message({"role": "system", "content": self._system})
+        self._add_message({"role": "system", "content": self._view.system})
         self._add_message({"role": "user", "content": self.task.turns[0].user})
         return self._observation(), {"task_id": self.task.id, "turn": 0, "turns": len(self.task.turns)}
 
@@ -219,7 +252,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 finished = "\n".join(p for p in (parsed.answer, str(answer)) if p)
                 self._add_message(self._tool_message(call, "ok"))
                 continue
-            route = self.toolbox.route(call.name)
+            route = self.toolbox.route(call.name) if call.name in self._view.names else None
             record = CallRecord(
                 turn=self._turn,
                 tool=call.name,
@@ -236,7 +269,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 self._record(record.model_copy(update={"status": "rejected", "error": message}))
                 continue
             self._budget_used += 1
-            result = self.toolbox.call(call.name, call.arguments)
+            result = self.toolbox.call(call.name, call.arguments, shown=self._view.names)
             if result.ok:
                 record.result = result.data
             else:
@@ -271,7 +304,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
     def _observation(self) -> dict[str, Any]:
         """The conversation so far and the tools: read-only values shared with the history,
         so a step copies only the list of references to the messages."""
-        return {"messages": FrozenList(self._messages), "tools": self._tools}
+        return {"messages": FrozenList(self._messages), "tools": self._view.tools}
 
     def _load_tasks(self, tasks: str | Path | list[Task] | None) -> list[Task]:
         if tasks is None:
@@ -319,13 +352,27 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 check_patch(load_server(server), patch)
             except InitialStateError as err:
                 raise InitialStateError(f"task {task.id}, initial state of {server}: {err}") from None
-        names = {self.toolbox.public_name(call.server or task.servers[0], call.tool) for call in task.calls}
+        names = self._needed_tools(task)
         hidden = sorted(name for name in names if self.toolbox.route(name) is None)
         if hidden:
             raise ValueError(f"task {task.id} needs tools {hidden}, not exposed in this env")
+        if self.max_tools is not None and len(names) >= self.max_tools:
+            raise ValueError(f"task {task.id} needs {len(names)} tools; max_tools={self.max_tools} shows at most "
+                             f"{self.max_tools - 1} besides finish")
 
-    def _system_prompt(self) -> str:
-        parts = [load_server(name).instructions for name in self.toolbox.servers]
+    def _needed_tools(self, task: Task) -> frozenset[str]:
+        """The public names of the tools the task's ground truth calls."""
+        return frozenset(self.toolbox.public_name(call.server or task.servers[0], call.tool) for call in task.calls)
+
+    def _episode_view(self, task: Task) -> EpisodeView:
+        """The tools and system prompt of an episode on `task` (built once per set of tools)."""
+        servers = shown_servers(self.toolbox.servers, task.servers, self.tool_scope, self.distractors, self.np_random)
+        names = shown_tools(self.toolbox, servers, task.servers, self._needed_tools(task), self.max_tools)
+        return self._views.get((servers, names), lambda: EpisodeView(
+            freeze([*self.toolbox.schemas(names), FINISH_SCHEMA]), frozenset(names), self._system_prompt(servers)))
+
+    def _system_prompt(self, servers: Sequence[str]) -> str:
+        parts = [load_server(name).instructions for name in servers]
         return (
             "\n\n".join(parts)
             + "\n\nUse the tools to look things up and to make changes; never guess ids or numbers. "

@@ -31,6 +31,9 @@ class EnvOptions(BaseModel):
     shaping: StrictBool = False
     render_mode: Literal["ansi"] | None = None
     tools: list[StrictStr] | None = Field(default=None, max_length=10_000)
+    tool_scope: Literal["task", "all"] = "task"
+    distractors: StrictInt = Field(default=0, ge=0, le=64)
+    max_tools: StrictInt | None = Field(default=None, ge=2, le=10_000)
 
 
 class ResetOptions(BaseModel):

@@ -13,8 +13,9 @@ channel per env instead of a buffer:
   takes from each queue the writes its counter says are pending. A step's traffic is then
   its new messages, however long the episode.
 
-The tool list never changes within an env: the worker sends nothing, and the main process
-reads it from the space (`ToolList.tools`).
+The tool list changes only between episodes, and an env hands out the same list object for
+the same tools: the worker sends a list only when it is another object than the last it sent,
+whole, on a channel of its own (`ToolChannels`).
 """
 
 from __future__ import annotations
@@ -118,17 +119,34 @@ def _read_conversations(space: Conversation, shared_memory: ConversationChannels
     return SharedConversations(shared_memory)
 
 
+class ToolChannels(ConversationChannels):
+    """The tool list of every env: sent whole when it is another list than the last one sent,
+    else not at all (the reader keeps what it has)."""
+
+    def write(self, index: int, tools: Sequence[Any]) -> None:
+        last = self._sent.get(index)
+        if last is tools:
+            return
+        if last is None:
+            self.queues[index].cancel_join_thread()
+        frozen = tools if isinstance(tools, FrozenList) else FrozenList(tools)
+        self.queues[index].put((0, frozen))
+        self._sent[index] = frozen
+        self.counters[index] += 1
+
+
 @create_shared_memory.register(ToolList)
-def _create_tool_slot(space: ToolList, n: int = 1, ctx: ModuleType | None = None) -> None:
-    return None
+def _create_tool_channels(space: ToolList, n: int = 1, ctx: ModuleType | None = None) -> ToolChannels:
+    import multiprocessing
+
+    return ToolChannels(n, ctx or multiprocessing)
 
 
 @write_to_shared_memory.register(ToolList)
-def _write_tools(space: ToolList, index: int, value: Any, shared_memory: None) -> None:
-    if value is not space.tools and value != space.tools:
-        raise ValueError("an env's tool list changed; the tools of an observation must be its space's")
+def _write_tools(space: ToolList, index: int, value: Sequence[Any], shared_memory: ToolChannels) -> None:
+    shared_memory.write(index, value)
 
 
 @read_from_shared_memory.register(ToolList)
-def _read_tools(space: ToolList, shared_memory: None, n: int = 1) -> tuple[Any, ...]:
-    return (space.tools,) * n
+def _read_tools(space: ToolList, shared_memory: ToolChannels, n: int = 1) -> SharedConversations:
+    return SharedConversations(shared_memory)

@@ -49,18 +49,29 @@ class Conversation(spaces.Space[list[dict[str, Any]]]):
 
 
 class ToolList(spaces.Space[list[dict[str, Any]]]):
-    """The fixed list of tool schemas an environment offers (OpenAI function format)."""
+    """The tool schemas an episode shows (OpenAI function format): a sub-list, in order, of
+    `tools`, every tool the environment may show."""
 
     def __init__(self, tools: list[dict[str, Any]], seed: int | np.random.Generator | None = None) -> None:
         super().__init__(shape=None, dtype=None, seed=seed)
         self.tools = tools
+        self._position = {tool["function"]["name"]: i for i, tool in enumerate(tools)}
 
     @property
     def is_np_flattenable(self) -> bool:
         return False
 
     def contains(self, x: Any) -> bool:
-        return x == self.tools
+        if not isinstance(x, list | tuple) or not x:
+            return False
+        positions = []
+        for tool in x:
+            name = tool.get("function", {}).get("name") if isinstance(tool, dict) else None
+            position = self._position.get(name) if isinstance(name, str) else None
+            if position is None or tool != self.tools[position]:
+                return False
+            positions.append(position)
+        return positions == sorted(set(positions))
 
     def sample(self, mask: Any = None, probability: Any = None) -> list[dict[str, Any]]:
         return self.tools

@@ -6,7 +6,7 @@ prefixed with its server (`zendesk_get_ticket`), as MCP hosts do.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from mcpgym.servers.catalog import load_server
@@ -54,9 +54,13 @@ class Toolbox:
         found = self._routes.get(name)
         return (found[0], found[1].name) if found else None
 
-    def schemas(self) -> list[dict[str, Any]]:
-        """OpenAI-style function schemas of every tool, in a stable order."""
-        return [tool.openai_schema(name) for name, (_, tool) in self._routes.items()]
+    def routes(self) -> list[tuple[str, tuple[str, str]]]:
+        """Every public name with its (server, tool), in a stable order."""
+        return [(name, (server, tool.name)) for name, (server, tool) in self._routes.items()]
+
+    def schemas(self, names: Collection[str] | None = None) -> list[dict[str, Any]]:
+        """OpenAI-style function schemas of every tool (or of those in `names`), in a stable order."""
+        return [tool.openai_schema(name) for name, (_, tool) in self._routes.items() if names is None or name in names]
 
     def reset(
         self, seed: int, servers: Sequence[str] | None = None, states: Mapping[str, RowPatch] | None = None
@@ -76,11 +80,12 @@ class Toolbox:
         for name in chosen:
             self.sessions[name].reset(seed, states.get(name))
 
-    def call(self, name: str, arguments: Any) -> ToolResult:
-        """Call a tool by its public name; unknown names answer with an `unknown_tool` error."""
-        route = self.route(name)
+    def call(self, name: str, arguments: Any, shown: Collection[str] | None = None) -> ToolResult:
+        """Call a tool by its public name; unknown names (and, given `shown`, the names not in
+        it) answer with an `unknown_tool` error listing the tools there are."""
+        route = self.route(name) if shown is None or name in shown else None
         if route is None:
-            listing = ", ".join(self._routes)
+            listing = ", ".join(name for name in self._routes if shown is None or name in shown)
             error = UnknownToolError(f"no tool named {name!r}. Tools: {listing}")
             return ToolResult(tool=name, ok=False, error=error.render())
         server, tool = route

@@ -191,7 +191,7 @@ def test_unknown_task_and_wrong_servers_are_clear_errors(env: McpEnv) -> None:
 def test_workspace_env_mounts_every_server_with_prefixed_tools() -> None:
     from mcpgym.servers.catalog import SERVER_GROUPS, load_server
 
-    env = gym.make("mcp/workspace-v0").unwrapped
+    env = gym.make("mcp/workspace-v0", tool_scope="all").unwrapped
     servers = SERVER_GROUPS["workspace"]
     obs, info = env.reset(options={"task": "workspace-email-negotiation-contact"})
     names = [t["function"]["name"] for t in obs["tools"]]

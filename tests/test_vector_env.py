@@ -116,6 +116,6 @@ def test_sync_copies_of_observations_share_the_read_only_messages() -> None:
     observations, *_ = envs.step(("hello", call("list_groups")))
     inner = [env.unwrapped._messages for env in envs.envs]  # type: ignore[attr-defined]
     assert all(a is b for conversation, own in zip(observations["messages"], inner) for a, b in zip(conversation, own))
-    assert observations["tools"][0] is envs.envs[0].unwrapped._tools  # type: ignore[attr-defined]
+    assert observations["tools"][0] is envs.envs[0].unwrapped._view.tools  # type: ignore[attr-defined]
     assert isinstance(observations["messages"], tuple) and np.all(np.isfinite(envs.step(("a", "b"))[1]))
     envs.close()
