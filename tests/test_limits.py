@@ -322,3 +322,42 @@ def test_hostile_values_are_invalid_arguments_and_change_nothing(
     assert result.text.startswith("invalid_arguments: "), result.text[:300]
     assert len(result.text) < 4000
     assert session.state_hash() == seeded_hash
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_an_explicit_null_for_a_bounded_optional_number_is_not_given(server: str) -> None:
+    """`Annotated[int | None, Field(ge=0)]`: null passes as "not given", never into the bound."""
+    with ToolSession(load_server(server), 0) as session:
+        seeded = session.state_hash()
+        tried = 0
+        for tool in load_server(server).tools:
+            if not tool.examples:
+                continue
+            schema = tool.input_schema
+            for argument, sub in schema.get("properties", {}).items():
+                members = sub.get("anyOf", [])
+                bounded_number = any(m.get("type") in ("integer", "number") and set(m) & {"minimum", "maximum",
+                                     "exclusiveMinimum", "exclusiveMaximum"} for m in members)
+                if not (bounded_number and {"type": "null"} in members):
+                    continue
+                tried += 1
+                result = session.call(tool.name, {**tool.examples[0], argument: None})
+                assert not (result.error or "").startswith("internal_error"), f"{tool.name}.{argument}: {result.error}"
+                session.reset(0)
+        assert session.state_hash() == seeded
+    if server in ("crm", "finance", "calendar"):
+        assert tried, f"{server} has optional bounded numbers to try"
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_nul_character_in_any_text_argument_is_refused(server: str) -> None:
+    with ToolSession(load_server(server), 0) as session:
+        seeded = session.state_hash()
+        for tool in load_server(server).tools:
+            for example in tool.examples[:1]:
+                for argument, value in example.items():
+                    if isinstance(value, str):
+                        result = session.call(tool.name, {**example, argument: value[:1] + "\x00" + value[1:]})
+                        assert (result.error or "").startswith("invalid_arguments"), result.text[:200]
+                        assert "NUL" in result.text or "should" in result.text, result.text[:200]
+                        assert session.state_hash() == seeded

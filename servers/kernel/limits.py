@@ -9,13 +9,14 @@ schema (`maxLength`, `maxItems`), where models and clients can read them.
 
 from __future__ import annotations
 
+import copy
 import json
 import types
 from collections.abc import Iterator
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from annotated_types import MaxLen
+from annotated_types import Ge, Gt, Le, Lt, MaxLen, MultipleOf
 from pydantic import BaseModel, BeforeValidator, create_model
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
@@ -67,6 +68,7 @@ def _bounded(annotation: Any, has_bound: bool, in_union: bool) -> Any:
     origin = get_origin(annotation)
     if origin is Annotated:
         inner, *metadata = get_args(annotation)
+        inner, metadata = _number_bounds_off_none(inner, metadata)
         inner = _bounded(inner, has_bound or _sets_max_length(metadata), in_union)
         return Annotated[(inner, *metadata)]
     if origin in (Union, types.UnionType):
@@ -88,6 +90,31 @@ def _bounded(annotation: Any, has_bound: bool, in_union: bool) -> Any:
     if _is_numeric(annotation) and not in_union:
         return Annotated[annotation, _REJECT_BOOL]
     return annotation
+
+
+_NUMBER_BOUNDS = (Ge, Gt, Le, Lt, MultipleOf)
+
+
+def _number_bounds_off_none(inner: Any, metadata: list[Any]) -> tuple[Any, list[Any]]:
+    """Move the number bounds (`ge`, `lt`, ...) of an optional number onto its non-None
+    members: pydantic applies an `Annotated` bound to the whole union, so an explicit null
+    would fail the comparison inside pydantic instead of passing as "not given"."""
+    if get_origin(inner) not in (Union, types.UnionType) or type(None) not in get_args(inner):
+        return inner, metadata
+    bounds = [b for item in metadata for b in (item.metadata if isinstance(item, FieldInfo) else [item])
+              if isinstance(b, _NUMBER_BOUNDS)]
+    if not bounds:
+        return inner, metadata
+    members = tuple(m if m is type(None) else Annotated[(m, *bounds)] for m in get_args(inner))
+    kept = []
+    for item in metadata:
+        if isinstance(item, FieldInfo):
+            item = copy.copy(item)
+            item.metadata = [b for b in item.metadata if not isinstance(b, _NUMBER_BOUNDS)]
+            kept.append(item)
+        elif not isinstance(item, _NUMBER_BOUNDS):
+            kept.append(item)
+    return Union[members], kept  # noqa: UP007 (built from a tuple of members)
 
 
 @cache
@@ -154,3 +181,24 @@ def _json_pieces(value: Any, limit: int) -> Iterator[str]:
         yield "}"
     else:
         yield json.dumps(str(value)[:limit])
+
+
+def nul_path(value: Any, path: str = "") -> str | None:
+    """The path of the first text holding a NUL character in validated arguments (whose sizes
+    the schema bounds), or None. SQLite reads a `LIKE` pattern only up to a NUL, so a NUL in a
+    search would match too much, and one stored would cut what other tools read."""
+    if isinstance(value, str):
+        return path or "arguments" if "\x00" in value else None
+    if isinstance(value, BaseModel):
+        value = {name: getattr(value, name) for name in type(value).model_fields}
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list | tuple | set | frozenset):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = nul_path(item, f"{path}.{key}" if path else str(key))
+        if found is not None:
+            return found
+    return None

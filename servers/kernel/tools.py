@@ -29,6 +29,7 @@ from mcpgym.servers.kernel.limits import (
     PREVIEW_CHARS,
     bounded,
     json_preview,
+    nul_path,
 )
 from mcpgym.servers.kernel.sql import Sql
 from mcpgym.servers.kernel.world import World
@@ -89,7 +90,11 @@ class ToolSpec:
             model = self.arguments.model_validate(arguments)
         except ValidationError as err:
             raise InvalidArgumentError(f"{self.name}: {describe_validation_error(err)}") from None
-        return {name: getattr(model, name) for name in type(model).model_fields}
+        kwargs = {name: getattr(model, name) for name in type(model).model_fields}
+        where = nul_path(kwargs)
+        if where is not None:
+            raise InvalidArgumentError(f"{self.name}: {where}: text may not contain the NUL character (U+0000)")
+        return kwargs
 
     def openai_schema(self, name: str | None = None) -> dict[str, Any]:
         """The tool as an OpenAI-style function entry (also what chat templates take)."""
