@@ -8,8 +8,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpgym.servers.crm import SERVER
+from mcpgym.servers.crm.models import OPEN_STAGES
 from mcpgym.servers.kernel import ToolSession
 from mcpgym.servers.kernel.fields import format_timestamp
 from mcpgym.servers.kernel.world import build_world
@@ -41,6 +44,11 @@ def open_opportunity(session: ToolSession) -> dict[str, Any]:
 
 def now_text(session: ToolSession) -> str:
     return format_timestamp(session.context.now)
+
+
+def changed(session: ToolSession, table: str) -> set[int]:
+    """The ids of the rows of `table` that differ from the seeded world."""
+    return {int(change.key) for change in session.diff() if change.table == table}
 
 
 # ---------------------------------------------------------------- the seeded world
@@ -338,6 +346,97 @@ def test_created_contact_is_found_by_email(session: ToolSession) -> None:
                                              "account_id": 2, "title": "CFO"})
     assert ok(session, "find_contact_by_email", {"email": "PAT.NG@example.org"})["id"] == created["id"]
     assert created["owner_id"] == 1 and created["account_name"] == ok(session, "get_account", {"account_id": 2})["name"]
+
+
+# ---------------------------------------------------------------- what each write touches
+
+
+def test_winning_a_deal_of_a_customer_leaves_the_account_unchanged(session: ToolSession) -> None:
+    account = ok(session, "search_accounts", {"type": "customer", "per_page": 1})["accounts"][0]
+    opp = ok(session, "create_opportunity", {"account_id": account["id"], "name": "Renewal", "amount": 5000,
+                                             "close_date": "2026-02-01"})
+    ok(session, "change_opportunity_stage", {"opportunity_id": opp["id"], "stage": "Closed Won"})
+    assert changed(session, "accounts") == set()
+    assert ok(session, "get_account", {"account_id": account["id"]})["updated_at"] == account["updated_at"]
+    assert changed(session, "opportunities") == {opp["id"]}
+
+
+def test_conversion_moves_the_leads_history_and_nothing_else(session: ToolSession) -> None:
+    lead = max(all_pages(session, "search_leads", "leads", {"status": ["working"]}),
+               key=lambda lead: ok(session, "search_activities", {"lead_id": lead["id"]})["total"])
+    note = ok(session, "add_note", {"record_type": "lead", "record_id": lead["id"], "body": "Budget approved."})
+    activities = all_pages(session, "search_activities", "activities", {"lead_id": lead["id"]})
+    assert activities and all(a["account_id"] is None and a["contact_id"] is None for a in activities)
+    result = ok(session, "convert_lead", {"lead_id": lead["id"]})
+    contact, account = result["contact"]["id"], result["account"]["id"]
+    moved = all_pages(session, "search_activities", "activities", {"lead_id": lead["id"]})
+    assert [(a["id"], a["contact_id"], a["account_id"]) for a in moved] == [
+        (a["id"], contact, account) for a in activities]
+    notes = all_pages(session, "list_notes", "notes", {"lead_id": lead["id"]})
+    assert note["id"] in {n["id"] for n in notes}
+    assert all((n["contact_id"], n["account_id"]) == (contact, account) for n in notes)
+    assert changed(session, "activities") == {a["id"] for a in activities}
+    assert changed(session, "notes") == {n["id"] for n in notes}
+    assert changed(session, "leads") == {lead["id"]}
+
+
+def test_reassigning_an_account_moves_exactly_what_it_counts(session: ToolSession) -> None:
+    account = ok(session, "get_account", {"account_id": 5})
+    new_owner = next(u for u in ok(session, "list_users", {"active": True})["users"] if u["id"] != account["owner_id"])
+    contacts = all_pages(session, "search_contacts", "contacts", {"account_id": 5})
+    ok(session, "reassign_owner", {"record_type": "contact", "record_id": contacts[0]["id"], "owner_id": new_owner["id"]})
+    deals = all_pages(session, "search_opportunities", "opportunities", {"account_id": 5})
+    result = ok(session, "reassign_owner", {"record_type": "account", "record_id": 5, "owner_id": new_owner["id"],
+                                            "include_related": True})
+    moved_contacts = {c["id"] for c in contacts[1:] if c["owner_id"] != new_owner["id"]}
+    moved_deals = {o["id"] for o in deals if o["stage"] in OPEN_STAGES and o["owner_id"] != new_owner["id"]}
+    assert (result["reassigned_contacts"], result["reassigned_opportunities"]) == (len(moved_contacts), len(moved_deals))
+    assert moved_contacts and moved_deals and len(moved_deals) < len(deals)
+    assert changed(session, "contacts") == moved_contacts | {contacts[0]["id"]}
+    assert changed(session, "opportunities") == moved_deals
+    assert changed(session, "accounts") == {5}
+    after = {o["id"]: o for o in all_pages(session, "search_opportunities", "opportunities", {"account_id": 5})}
+    assert all(after[o["id"]]["owner_id"] == o["owner_id"] for o in deals if o["id"] not in moved_deals)
+
+
+# ---------------------------------------------------------------- text search
+
+
+@pytest.fixture(scope="module")
+def seeded() -> ToolSession:
+    return ToolSession(SERVER, 0)
+
+
+@pytest.fixture(scope="module")
+def every_account(seeded: ToolSession) -> list[dict[str, Any]]:
+    return all_pages(seeded, "search_accounts", "accounts", {})
+
+
+@pytest.fixture(scope="module")
+def every_contact(seeded: ToolSession) -> list[dict[str, Any]]:
+    return all_pages(seeded, "search_contacts", "contacts", {})
+
+
+SEARCH_TEXT = st.text(alphabet="aeinorst %_/.-'", min_size=1, max_size=5)
+"""Search texts made of letters common in names and the characters LIKE treats specially."""
+
+
+@settings(max_examples=80, deadline=None)
+@given(query=SEARCH_TEXT)
+def test_account_search_matches_its_text_literally(seeded: ToolSession, every_account: list[dict[str, Any]],
+                                                   query: str) -> None:
+    needle = query.strip().lower()
+    expected = [a["id"] for a in every_account if needle in a["name"].lower() or needle in (a["domain"] or "").lower()]
+    assert [a["id"] for a in all_pages(seeded, "search_accounts", "accounts", {"query": query})] == expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(query=SEARCH_TEXT)
+def test_contact_search_matches_its_text_literally(seeded: ToolSession, every_contact: list[dict[str, Any]],
+                                                   query: str) -> None:
+    needle = query.strip().lower()
+    expected = [c["id"] for c in every_contact if needle in c["name"].lower() or needle in c["email"].lower()]
+    assert [c["id"] for c in all_pages(seeded, "search_contacts", "contacts", {"query": query})] == expected
 
 
 # ---------------------------------------------------------------- errors and determinism

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import ColumnElement, func, select
 
 from mcpgym.servers.crm.models import (
     CLOSED_STAGES,
@@ -16,6 +17,7 @@ from mcpgym.servers.crm.models import (
     STAGES,
     Account,
     Activity,
+    Base,
     Contact,
     Lead,
     Note,
@@ -23,6 +25,7 @@ from mcpgym.servers.crm.models import (
     StageChange,
     User,
 )
+from mcpgym.servers.kernel.database import quote
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import (
     Body,
@@ -31,8 +34,9 @@ from mcpgym.servers.kernel.fields import (
     PerPage,
     Timestamp,
 )
-from mcpgym.servers.kernel.lookup import get_or_raise
-from mcpgym.servers.kernel.query import contains_text, fetch_page, search_words
+from mcpgym.servers.kernel.lookup import missing, row_or_raise
+from mcpgym.servers.kernel.query import search_words
+from mcpgym.servers.kernel.sql import Row, contains_pattern
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
@@ -307,119 +311,140 @@ class ReassignResult(BaseModel):
 
 # ---------------------------------------------------------------- helpers
 
+ACCOUNT_COLUMNS = "accounts.*, owners.name AS owner_name"
+ACCOUNT_FROM = "FROM accounts JOIN users AS owners ON owners.id = accounts.owner_id"
+CONTACT_COLUMNS = "contacts.*, accounts.name AS account_name, owners.name AS owner_name"
+CONTACT_FROM = ("FROM contacts JOIN accounts ON accounts.id = contacts.account_id "
+                "JOIN users AS owners ON owners.id = contacts.owner_id")
+LEAD_COLUMNS = "leads.*, owners.name AS owner_name"
+LEAD_FROM = "FROM leads JOIN users AS owners ON owners.id = leads.owner_id"
+OPPORTUNITY_COLUMNS = "opportunities.*, accounts.name AS account_name, owners.name AS owner_name"
+OPPORTUNITY_FROM = ("FROM opportunities JOIN accounts ON accounts.id = opportunities.account_id "
+                    "JOIN users AS owners ON owners.id = opportunities.owner_id")
+"""What a record's output shows: its row and the names of the rows it points at."""
+
+DEAL_STATUS_STAGES = {"open": OPEN_STAGES, "won": ("Closed Won",), "lost": ("Closed Lost",), "closed": CLOSED_STAGES}
+OPPORTUNITY_SORT_KEYS = {name: f"opportunities.{name}" for name in ("close_date", "amount", "created_at", "name", "id")}
+
+
+@dataclass
+class Conditions:
+    """The conditions of one statement's WHERE clause, and their positional parameters."""
+
+    clauses: list[str] = field(default_factory=list)
+    params: list[Any] = field(default_factory=list)
+
+    def add(self, clause: str, *params: Any) -> None:
+        self.clauses.append(clause)
+        self.params.extend(params)
+
+    def equal(self, column: str, value: object) -> None:
+        """`column = value`, unless `value` is None."""
+        if value is not None:
+            self.add(f"{column} = ?", value)
+
+    def one_of(self, column: str, values: list[str] | tuple[str, ...]) -> None:
+        """`column` is one of `values`."""
+        self.add(f"{column} IN (SELECT value FROM json_each(?))", values)
+
+    def contains(self, text: str, *columns: str) -> None:
+        """Any of `columns` contains `text` (trimmed), case-insensitively; `%` and `_` are literal."""
+        pattern = contains_pattern(text.strip().lower())
+        self.add("(" + " OR ".join(f"lower({column}) LIKE ? ESCAPE '/'" for column in columns) + ")",
+                 *[pattern] * len(columns))
+
+    @property
+    def where(self) -> str:
+        """`WHERE` and the conditions joined by AND; empty without conditions."""
+        return f"WHERE {' AND '.join(self.clauses)}" if self.clauses else ""
+
 
 def _money(value: float) -> float:
     return round(value, 2)
 
 
-def _user_out(u: User) -> UserOut:
-    return UserOut(id=u.id, name=u.name, email=u.email, role=u.role, active=u.active, created_at=u.created_at)
+def _full_name(row: Row) -> str:
+    return f"{row['first_name']} {row['last_name']}"
 
 
-def _account_out(a: Account) -> AccountOut:
-    return AccountOut(
-        id=a.id, name=a.name, domain=a.domain, industry=a.industry, type=a.type, city=a.city,
-        country=a.country, annual_revenue=a.annual_revenue, employee_count=a.employee_count,
-        owner_id=a.owner_id, owner_name=a.owner.name, created_at=a.created_at, updated_at=a.updated_at,
-    )
+def _contact_out(row: Row) -> ContactOut:
+    return ContactOut(**row, name=_full_name(row))
 
 
-def _contact_out(c: Contact) -> ContactOut:
-    return ContactOut(
-        id=c.id, name=f"{c.first_name} {c.last_name}", first_name=c.first_name, last_name=c.last_name,
-        email=c.email, phone=c.phone, title=c.title, account_id=c.account_id, account_name=c.account.name,
-        owner_id=c.owner_id, owner_name=c.owner.name, lead_source=c.lead_source,
-        created_at=c.created_at, updated_at=c.updated_at,
-    )
+def _lead_out(row: Row) -> LeadOut:
+    return LeadOut(**row, name=_full_name(row))
 
 
-def _lead_out(lead: Lead) -> LeadOut:
-    return LeadOut(
-        id=lead.id, name=f"{lead.first_name} {lead.last_name}", first_name=lead.first_name,
-        last_name=lead.last_name, email=lead.email, phone=lead.phone, title=lead.title,
-        company=lead.company, industry=lead.industry, status=lead.status, source=lead.source,
-        rating=lead.rating, owner_id=lead.owner_id, owner_name=lead.owner.name,
-        created_at=lead.created_at, updated_at=lead.updated_at, converted_at=lead.converted_at,
-        converted_contact_id=lead.converted_contact_id, converted_account_id=lead.converted_account_id,
-        converted_opportunity_id=lead.converted_opportunity_id,
-    )
+def _weighted(row: Row) -> float:
+    """An opportunity's amount times its probability, in USD rounded to cents."""
+    return _money(row["amount"] * row["probability"] / 100)
 
 
-def _opportunity_out(o: Opportunity) -> OpportunityOut:
-    return OpportunityOut(
-        id=o.id, name=o.name, account_id=o.account_id, account_name=o.account.name,
-        contact_id=o.contact_id, owner_id=o.owner_id, owner_name=o.owner.name, type=o.type,
-        stage=o.stage, probability=o.probability, amount=o.amount,
-        weighted_amount=_money(o.amount * o.probability / 100), close_date=o.close_date,
-        lead_source=o.lead_source, next_step=o.next_step, loss_reason=o.loss_reason,
-        created_at=o.created_at, updated_at=o.updated_at,
-    )
+def _opportunity_out(row: Row) -> OpportunityOut:
+    return OpportunityOut(**row, weighted_amount=_weighted(row))
 
 
-def _opportunity_detail(ctx: ToolContext, o: Opportunity) -> OpportunityDetail:
-    contact = ctx.db.get(Contact, o.contact_id) if o.contact_id else None
-    history = ctx.db.scalars(
-        select(StageChange).where(StageChange.opportunity_id == o.id).order_by(StageChange.changed_at, StageChange.id)
-    )
-    return OpportunityDetail(
-        **_opportunity_out(o).model_dump(),
-        contact_name=f"{contact.first_name} {contact.last_name}" if contact else None,
-        stage_history=[StageChangeOut(from_stage=h.from_stage, to_stage=h.to_stage,
-                                      changed_by_id=h.changed_by_id, changed_at=h.changed_at) for h in history],
-    )
+def _opportunity_detail(ctx: ToolContext, row: Row) -> OpportunityDetail:
+    """An opportunity row (with its `contact_name`) and its stage history, oldest first."""
+    history = ctx.sql.all("SELECT from_stage, to_stage, changed_by_id, changed_at FROM stage_changes "
+                          "WHERE opportunity_id = ? ORDER BY changed_at, id", [row["id"]], StageChange)
+    return OpportunityDetail(**row, weighted_amount=_weighted(row),
+                             stage_history=[StageChangeOut(**change) for change in history])
 
 
-def _activity_out(a: Activity) -> ActivityOut:
-    return ActivityOut(
-        id=a.id, type=a.type, subject=a.subject, description=a.description, status=a.status,
-        priority=a.priority, outcome=a.outcome, scheduled_at=a.scheduled_at,
-        duration_minutes=a.duration_minutes, completed_at=a.completed_at, owner_id=a.owner_id,
-        account_id=a.account_id, contact_id=a.contact_id, opportunity_id=a.opportunity_id,
-        lead_id=a.lead_id, created_at=a.created_at,
-    )
+def _by_id(ctx: ToolContext, select: str, model: type[Base], entity_id: int, label: str, hint: str) -> Row:
+    """The row of `select` (`SELECT ... FROM` the model's table) whose id is `entity_id`, or not_found."""
+    row = ctx.sql.one(f"{select} WHERE {model.__tablename__}.id = ?", [entity_id], model)
+    if row is None:
+        raise missing(label, entity_id, hint)
+    return row
 
 
-def _note_out(n: Note) -> NoteOut:
-    return NoteOut(id=n.id, body=n.body, author_id=n.author_id, account_id=n.account_id,
-                   contact_id=n.contact_id, opportunity_id=n.opportunity_id, lead_id=n.lead_id,
-                   created_at=n.created_at)
+def _account(ctx: ToolContext, account_id: int) -> Row:
+    return _by_id(ctx, f"SELECT {ACCOUNT_COLUMNS} {ACCOUNT_FROM}", Account, account_id, "account", ACCOUNT_HINT)
 
 
-def _account(ctx: ToolContext, account_id: int) -> Account:
-    return get_or_raise(ctx, Account, account_id, "account", ACCOUNT_HINT)
+def _contact(ctx: ToolContext, contact_id: int) -> Row:
+    return _by_id(ctx, f"SELECT {CONTACT_COLUMNS} {CONTACT_FROM}", Contact, contact_id, "contact", CONTACT_HINT)
 
 
-def _contact(ctx: ToolContext, contact_id: int) -> Contact:
-    return get_or_raise(ctx, Contact, contact_id, "contact", CONTACT_HINT)
+def _lead(ctx: ToolContext, lead_id: int) -> Row:
+    return _by_id(ctx, f"SELECT {LEAD_COLUMNS} {LEAD_FROM}", Lead, lead_id, "lead", LEAD_HINT)
 
 
-def _lead(ctx: ToolContext, lead_id: int) -> Lead:
-    return get_or_raise(ctx, Lead, lead_id, "lead", LEAD_HINT)
+def _opportunity(ctx: ToolContext, opportunity_id: int) -> Row:
+    """An opportunity, with its primary contact's name in `contact_name` (None without one)."""
+    select = (f"SELECT {OPPORTUNITY_COLUMNS}, contacts.first_name || ' ' || contacts.last_name AS contact_name "
+              f"{OPPORTUNITY_FROM} LEFT JOIN contacts ON contacts.id = opportunities.contact_id")
+    return _by_id(ctx, select, Opportunity, opportunity_id, "opportunity", OPPORTUNITY_HINT)
 
 
-def _opportunity(ctx: ToolContext, opportunity_id: int) -> Opportunity:
-    return get_or_raise(ctx, Opportunity, opportunity_id, "opportunity", OPPORTUNITY_HINT)
-
-
-def _owner(ctx: ToolContext, user_id: int | None) -> User:
+def _owner(ctx: ToolContext, user_id: int | None) -> Row:
     """The user who will own a record: must exist and be active."""
-    user = get_or_raise(ctx, User, ACTING_USER_ID if user_id is None else user_id, "user", USER_HINT)
-    if not user.active:
-        raise ForbiddenError(f"user {user.id} ({user.name}) is inactive and cannot own records; "
+    user = row_or_raise(ctx, User, ACTING_USER_ID if user_id is None else user_id, "user", USER_HINT)
+    if not user["active"]:
+        raise ForbiddenError(f"user {user['id']} ({user['name']}) is inactive and cannot own records; "
                              "choose an active user from list_users")
     return user
 
 
-def _check_lead_open(lead: Lead, action: str) -> None:
-    if lead.status == "converted":
-        raise ForbiddenError(f"lead {lead.id} was converted into contact {lead.converted_contact_id} and is "
+RECORDS: dict[str, tuple[type[Base], Callable[[ToolContext, int], Row]]] = {
+    "account": (Account, _account), "contact": (Contact, _contact), "lead": (Lead, _lead),
+    "opportunity": (Opportunity, _opportunity),
+}
+"""Each record type's model and reader."""
+
+
+def _check_lead_open(lead: Row, action: str) -> None:
+    if lead["status"] == "converted":
+        raise ForbiddenError(f"lead {lead['id']} was converted into contact {lead['converted_contact_id']} and is "
                              f"read-only; cannot {action}. Work with the contact instead (get_contact)")
 
 
-def _check_opportunity_open(o: Opportunity, action: str) -> None:
-    if o.stage in CLOSED_STAGES:
-        raise ForbiddenError(f"opportunity {o.id} is {o.stage} (closed on {o.close_date:%Y-%m-%d}) and closed "
-                             f"opportunities are final; cannot {action}. Use create_opportunity for new business")
+def _check_opportunity_open(o: Row, action: str) -> None:
+    if o["stage"] in CLOSED_STAGES:
+        raise ForbiddenError(f"opportunity {o['id']} is {o['stage']} (closed on {o['close_date']:%Y-%m-%d}) and "
+                             f"closed opportunities are final; cannot {action}. Use create_opportunity for new business")
 
 
 def _check_future(ctx: ToolContext, when: datetime, name: str) -> None:
@@ -437,70 +462,105 @@ def _person_id(ctx: ToolContext, email: str) -> str | None:
     return next((p.id for p in ctx.world.people if p.email == email), None)
 
 
-def _contact_by_email(ctx: ToolContext, email: str) -> Contact | None:
-    return ctx.db.scalar(select(Contact).where(func.lower(Contact.email) == email.strip().lower()))
+def _contact_by_email(ctx: ToolContext, email: str) -> Row | None:
+    return ctx.sql.one(f"SELECT {CONTACT_COLUMNS} {CONTACT_FROM} WHERE lower(contacts.email) = ? "
+                       "ORDER BY contacts.id LIMIT 1", [email.strip().lower()], Contact)
 
 
-def _open_lead_by_email(ctx: ToolContext, email: str) -> Lead | None:
-    return ctx.db.scalar(select(Lead).where(func.lower(Lead.email) == email.strip().lower(),
-                                            Lead.status != "converted").order_by(Lead.id))
+def _open_lead_by_email(ctx: ToolContext, email: str) -> int | None:
+    """The id of the first open (not converted) lead with `email`, case-insensitively."""
+    return ctx.sql.scalar("SELECT id FROM leads WHERE lower(email) = ? AND status != 'converted' ORDER BY id LIMIT 1",
+                          [email.strip().lower()])
 
 
-def _add_stage_change(ctx: ToolContext, o: Opportunity, from_stage: str | None) -> None:
-    ctx.db.add(StageChange(opportunity_id=o.id, from_stage=from_stage, to_stage=o.stage,
-                           changed_by_id=ACTING_USER_ID, changed_at=ctx.now))
+def _account_named(ctx: ToolContext, name: str) -> Row | None:
+    """The first account whose name equals `name`, case-insensitively."""
+    return ctx.sql.one(f"SELECT {ACCOUNT_COLUMNS} {ACCOUNT_FROM} WHERE lower(accounts.name) = ? "
+                       "ORDER BY accounts.id LIMIT 1", [name.lower()], Account)
+
+
+@cache
+def _columns(model: type[Base]) -> tuple[str, ...]:
+    """The columns of a model's table but its `id`, in table order."""
+    return tuple(column.name for column in model.__table__.columns if column.name != "id")
+
+
+@cache
+def _insert_statement(model: type[Base]) -> str:
+    """An INSERT of one row of a model's table that names every column but its `id`."""
+    columns = _columns(model)
+    return (f"INSERT INTO {quote(model.__tablename__)} ({', '.join(map(quote, columns))}) "
+            f"VALUES ({', '.join('?' * len(columns))})")
+
+
+def _insert(ctx: ToolContext, model: type[Base], row: Row) -> Row:
+    """Insert `row`, which names every column of the model's table but `id`; it gets its new id."""
+    row["id"] = ctx.sql.insert(_insert_statement(model), [row[column] for column in _columns(model)])
+    return row
+
+
+def _save(ctx: ToolContext, model: type[Base], before: Row, after: Row) -> None:
+    """Write the columns of a row of the model's table that changed from `before` to `after`
+    (none: no statement); other keys of the rows (joined names) are not columns and are left out."""
+    changed = {column: after[column] for column in _columns(model) if after[column] != before[column]}
+    if changed:
+        assignments = ", ".join(f"{quote(column)} = ?" for column in changed)
+        ctx.sql.execute(f"UPDATE {quote(model.__tablename__)} SET {assignments} WHERE id = ?",
+                        [*changed.values(), before["id"]])
+
+
+def _add_stage_change(ctx: ToolContext, opportunity: Row, from_stage: str | None) -> None:
+    _insert(ctx, StageChange, {"opportunity_id": opportunity["id"], "from_stage": from_stage,
+                               "to_stage": opportunity["stage"], "changed_by_id": ACTING_USER_ID,
+                               "changed_at": ctx.now})
 
 
 def _new_opportunity(
-    ctx: ToolContext, account: Account, owner: User, name: str, amount: float, close_date: datetime,
-    stage: str, contact: Contact | None, type: str, lead_source: str | None,
-) -> Opportunity:
+    ctx: ToolContext, account: Row, owner: Row, name: str, amount: float, close_date: datetime,
+    stage: str, contact: Row | None, type: str, lead_source: str | None,
+) -> Row:
+    """Insert an open opportunity and its first stage change; the row has its account's and owner's names."""
     _check_future(ctx, close_date, "close_date")
-    opp = Opportunity(
-        name=name, account=account, contact_id=contact.id if contact else None, owner=owner, type=type,
-        stage=stage, probability=STAGE_PROBABILITY[stage], amount=_money(amount), close_date=close_date,
-        lead_source=lead_source, next_step=None, loss_reason=None, created_at=ctx.now, updated_at=ctx.now,
-    )
-    ctx.db.add(opp)
-    ctx.db.flush()
-    _add_stage_change(ctx, opp, None)
-    return opp
+    opportunity = _insert(ctx, Opportunity, {
+        "name": name, "account_id": account["id"], "contact_id": contact["id"] if contact else None,
+        "owner_id": owner["id"], "type": type, "stage": stage, "probability": STAGE_PROBABILITY[stage],
+        "amount": _money(amount), "close_date": close_date, "lead_source": lead_source, "next_step": None,
+        "loss_reason": None, "created_at": ctx.now, "updated_at": ctx.now,
+    })
+    _add_stage_change(ctx, opportunity, None)
+    return {**opportunity, "account_name": account["name"], "owner_name": owner["name"]}
 
 
-def _equal(*pairs: tuple[Any, object]) -> list[ColumnElement[bool]]:
-    """`column == value` for each (column, value) pair whose value is not None."""
-    return [column == value for column, value in pairs if value is not None]
-
-
-def _deal_clauses(
+def _deal_conditions(
     query: str | None = None, stage: list[str] | None = None, status: str | None = None,
     owner_id: int | None = None, account_id: int | None = None, contact_id: int | None = None,
     type: str | None = None, close_after: datetime | None = None, close_before: datetime | None = None,
     amount_min: float | None = None, amount_max: float | None = None,
     created_after: datetime | None = None, created_before: datetime | None = None,
-) -> list[ColumnElement[bool]]:
+) -> Conditions:
+    """The opportunity filters as conditions on `opportunities`."""
     _check_range(close_after, close_before, "close_after/close_before")
     _check_range(created_after, created_before, "created_after/created_before")
     if amount_min is not None and amount_max is not None and amount_min > amount_max:
         raise InvalidArgumentError("amount_min must not exceed amount_max")
-    statuses = {"open": OPEN_STAGES, "won": ("Closed Won",), "lost": ("Closed Lost",), "closed": CLOSED_STAGES}
-    clauses: list[ColumnElement[bool]] = []
+    where = Conditions()
     for word in search_words(query):
-        clauses.append(contains_text(word, Opportunity.name))
+        where.contains(word, "opportunities.name")
     if stage:
-        clauses.append(Opportunity.stage.in_(stage))
+        where.one_of("opportunities.stage", stage)
     if status:
-        clauses.append(Opportunity.stage.in_(statuses[status]))
-    clauses += _equal((Opportunity.owner_id, owner_id), (Opportunity.account_id, account_id),
-                      (Opportunity.contact_id, contact_id), (Opportunity.type, type))
-    lower = [(Opportunity.close_date, close_after), (Opportunity.created_at, created_after),
-             (Opportunity.amount, amount_min)]
-    upper = [(Opportunity.close_date, close_before), (Opportunity.created_at, created_before)]
-    clauses += [column >= value for column, value in lower if value is not None]
-    clauses += [column < value for column, value in upper if value is not None]
-    if amount_max is not None:
-        clauses.append(Opportunity.amount <= amount_max)
-    return clauses
+        where.one_of("opportunities.stage", DEAL_STATUS_STAGES[status])
+    for column, value in (("owner_id", owner_id), ("account_id", account_id), ("contact_id", contact_id),
+                          ("type", type)):
+        where.equal(f"opportunities.{column}", value)
+    for condition, bound in (
+        ("opportunities.close_date >= ?", close_after), ("opportunities.close_date < ?", close_before),
+        ("opportunities.created_at >= ?", created_after), ("opportunities.created_at < ?", created_before),
+        ("opportunities.amount >= ?", amount_min), ("opportunities.amount <= ?", amount_max),
+    ):
+        if bound is not None:
+            where.add(condition, bound)
+    return where
 
 
 # ---------------------------------------------------------------- reads: people and companies
@@ -514,12 +574,12 @@ def list_users(
     active: Annotated[bool | None, Field(description="True: only active users; False: only users who left.")] = None,
 ) -> UserList:
     """List the CRM users (the sales team, who own records), sorted by id. You are user 1."""
-    stmt = select(User).order_by(User.id)
+    where = Conditions()
     if role:
-        stmt = stmt.where(User.role == role)
-    if active is not None:
-        stmt = stmt.where(User.active.is_(active))
-    return UserList(users=[_user_out(u) for u in ctx.db.scalars(stmt)])
+        where.add("role = ?", role)
+    where.equal("active", active)
+    return UserList(users=[UserOut(**u) for u in ctx.sql.all(f"SELECT * FROM users {where.where} ORDER BY id",
+                                                              where.params, User)])
 
 
 @tools.tool(examples=[{"industry": "retail", "type": "customer"}])
@@ -534,36 +594,37 @@ def search_accounts(
     per_page: PerPage = 25,
 ) -> AccountPage:
     """Find accounts (customer companies) by name, domain, industry, type, owner or country, sorted by name."""
-    clauses: list[ColumnElement[bool]] = []
+    where = Conditions()
     if query:
-        clauses.append(contains_text(query, Account.name, Account.domain))
+        where.contains(query, "accounts.name", "accounts.domain")
     if industry:
-        clauses.append(func.lower(Account.industry) == industry.strip().lower())
+        where.add("lower(accounts.industry) = ?", industry.strip().lower())
     if type:
-        clauses.append(Account.type == type)
-    if owner_id is not None:
-        clauses.append(Account.owner_id == owner_id)
+        where.add("accounts.type = ?", type)
+    where.equal("accounts.owner_id", owner_id)
     if country:
-        clauses.append(func.lower(Account.country) == country.strip().lower())
-    statement = select(Account).where(*clauses).order_by(Account.name, Account.id)
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return AccountPage(accounts=[_account_out(a) for a in rows], total=total, page=page, next_page=following)
+        where.add("lower(accounts.country) = ?", country.strip().lower())
+    found = ctx.sql.page(ACCOUNT_COLUMNS, f"{ACCOUNT_FROM} {where.where} ORDER BY accounts.name, accounts.id",
+                         where.params, page, per_page, Account)
+    return AccountPage(accounts=[AccountOut(**a) for a in found.rows], total=found.total, page=page,
+                       next_page=found.next_page)
 
 
 @tools.tool(examples=[{"account_id": 16}])
 def get_account(ctx: ToolContext, account_id: AccountIdArg) -> AccountDetail:
     """Get an account with its number of contacts, its open pipeline and its all-time won amount (USD)."""
-    account = _account(ctx, account_id)
-    contacts = ctx.db.scalar(select(func.count()).where(Contact.account_id == account_id)) or 0
-    open_count, open_amount = ctx.db.execute(
-        select(func.count(), func.coalesce(func.sum(Opportunity.amount), 0.0))
-        .where(Opportunity.account_id == account_id, Opportunity.stage.in_(OPEN_STAGES))
-    ).one()
-    won = ctx.db.scalar(select(func.coalesce(func.sum(Opportunity.amount), 0.0))
-                        .where(Opportunity.account_id == account_id, Opportunity.stage == "Closed Won"))
-    return AccountDetail(**_account_out(account).model_dump(), contact_count=contacts,
-                         open_opportunity_count=open_count, open_pipeline_amount=_money(open_amount),
-                         closed_won_amount=_money(won or 0.0))
+    deals = "FROM opportunities WHERE opportunities.account_id = accounts.id AND opportunities.stage"
+    account = ctx.sql.one(
+        f"SELECT {ACCOUNT_COLUMNS}, "
+        "(SELECT count(*) FROM contacts WHERE contacts.account_id = accounts.id) AS contact_count, "
+        f"(SELECT count(*) {deals} IN (SELECT value FROM json_each(?))) AS open_opportunity_count, "
+        f"(SELECT coalesce(sum(opportunities.amount), 0.0) {deals} IN (SELECT value FROM json_each(?))) AS open_amount, "
+        f"(SELECT coalesce(sum(opportunities.amount), 0.0) {deals} = 'Closed Won') AS won_amount "
+        f"{ACCOUNT_FROM} WHERE accounts.id = ?", [OPEN_STAGES, OPEN_STAGES, account_id], Account)
+    if account is None:
+        raise missing("account", account_id, ACCOUNT_HINT)
+    return AccountDetail(**account, open_pipeline_amount=_money(account["open_amount"]),
+                         closed_won_amount=_money(account["won_amount"]))
 
 
 @tools.tool(examples=[{"query": "smith", "title": "manager"}])
@@ -577,18 +638,18 @@ def search_contacts(
     per_page: PerPage = 25,
 ) -> ContactPage:
     """Find contacts (people at accounts) by name, email, account, owner or title, sorted by last name."""
-    clauses: list[ColumnElement[bool]] = []
+    where = Conditions()
     if query:
-        clauses.append(contains_text(query, Contact.first_name + " " + Contact.last_name, Contact.email))
-    if account_id is not None:
-        clauses.append(Contact.account_id == account_id)
-    if owner_id is not None:
-        clauses.append(Contact.owner_id == owner_id)
+        where.contains(query, "contacts.first_name || ' ' || contacts.last_name", "contacts.email")
+    where.equal("contacts.account_id", account_id)
+    where.equal("contacts.owner_id", owner_id)
     if title:
-        clauses.append(contains_text(title, Contact.title))
-    statement = select(Contact).where(*clauses).order_by(Contact.last_name, Contact.first_name, Contact.id)
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return ContactPage(contacts=[_contact_out(c) for c in rows], total=total, page=page, next_page=following)
+        where.contains(title, "contacts.title")
+    found = ctx.sql.page(CONTACT_COLUMNS, f"{CONTACT_FROM} {where.where} "
+                         "ORDER BY contacts.last_name, contacts.first_name, contacts.id",
+                         where.params, page, per_page, Contact)
+    return ContactPage(contacts=[_contact_out(c) for c in found.rows], total=found.total, page=page,
+                       next_page=found.next_page)
 
 
 @tools.tool(examples=[{"contact_id": 160}])
@@ -625,19 +686,22 @@ def search_leads(
 ) -> LeadPage:
     """Find leads (prospects not yet converted to contacts, and converted ones), newest first."""
     _check_range(created_after, created_before, "created_after/created_before")
-    clauses: list[ColumnElement[bool]] = []
+    where = Conditions()
     if query:
-        clauses.append(contains_text(query, Lead.first_name + " " + Lead.last_name, Lead.email, Lead.company))
+        where.contains(query, "leads.first_name || ' ' || leads.last_name", "leads.email", "leads.company")
     if status:
-        clauses.append(Lead.status.in_(status))
-    clauses += _equal((Lead.source, source), (Lead.rating, rating), (Lead.owner_id, owner_id))
+        where.one_of("leads.status", status)
+    where.equal("leads.source", source)
+    where.equal("leads.rating", rating)
+    where.equal("leads.owner_id", owner_id)
     if created_after is not None:
-        clauses.append(Lead.created_at >= created_after)
+        where.add("leads.created_at >= ?", created_after)
     if created_before is not None:
-        clauses.append(Lead.created_at < created_before)
-    statement = select(Lead).where(*clauses).order_by(Lead.created_at.desc(), Lead.id.desc())
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return LeadPage(leads=[_lead_out(lead) for lead in rows], total=total, page=page, next_page=following)
+        where.add("leads.created_at < ?", created_before)
+    found = ctx.sql.page(LEAD_COLUMNS, f"{LEAD_FROM} {where.where} ORDER BY leads.created_at DESC, leads.id DESC",
+                         where.params, page, per_page, Lead)
+    return LeadPage(leads=[_lead_out(lead) for lead in found.rows], total=found.total, page=page,
+                    next_page=found.next_page)
 
 
 @tools.tool(examples=[{"lead_id": 187}])
@@ -671,14 +735,15 @@ def search_opportunities(
     per_page: PerPage = 25,
 ) -> OpportunityPage:
     """Search opportunities (deals) with filters; one page of results, the total count and total amount (USD)."""
-    clauses = _deal_clauses(query, stage, status, owner_id, account_id, contact_id, type, close_after,
-                            close_before, amount_min, amount_max, created_after, created_before)
-    key = getattr(Opportunity, sort_by)
-    order = [key.asc() if sort_order == "asc" else key.desc(), Opportunity.id.asc()]
-    rows, total, following = fetch_page(ctx.db, select(Opportunity).where(*clauses).order_by(*order), page, per_page)
-    amount = ctx.db.scalar(select(func.coalesce(func.sum(Opportunity.amount), 0.0)).where(*clauses)) or 0.0
-    return OpportunityPage(opportunities=[_opportunity_out(o) for o in rows], total=total,
-                           total_amount=_money(amount), page=page, next_page=following)
+    where = _deal_conditions(query, stage, status, owner_id, account_id, contact_id, type, close_after,
+                             close_before, amount_min, amount_max, created_after, created_before)
+    order = f"{OPPORTUNITY_SORT_KEYS[sort_by]} {'ASC' if sort_order == 'asc' else 'DESC'}, opportunities.id ASC"
+    found = ctx.sql.page(OPPORTUNITY_COLUMNS, f"{OPPORTUNITY_FROM} {where.where} ORDER BY {order}", where.params,
+                         page, per_page, Opportunity)
+    amount = ctx.sql.scalar(f"SELECT coalesce(sum(opportunities.amount), 0.0) FROM opportunities {where.where}",
+                            where.params)
+    return OpportunityPage(opportunities=[_opportunity_out(o) for o in found.rows], total=found.total,
+                           total_amount=_money(amount), page=page, next_page=found.next_page)
 
 
 @tools.tool(examples=[{"opportunity_id": 358}])
@@ -687,15 +752,28 @@ def get_opportunity(ctx: ToolContext, opportunity_id: OpportunityIdArg) -> Oppor
     return _opportunity_detail(ctx, _opportunity(ctx, opportunity_id))
 
 
-def _group_key(group_by: str) -> Callable[[Opportunity], tuple[str, str]]:
-    keys: dict[str, Callable[[Opportunity], tuple[str, str]]] = {
-        "stage": lambda o: (o.stage, o.stage),
-        "owner": lambda o: (str(o.owner_id), o.owner.name),
-        "account": lambda o: (str(o.account_id), o.account.name),
-        "close_month": lambda o: (f"{o.close_date:%Y-%m}", f"{o.close_date:%Y-%m}"),
-        "type": lambda o: (o.type, o.type),
-    }
-    return keys[group_by]
+@dataclass(frozen=True)
+class PipelineGrouping:
+    """How pipeline_summary groups opportunities: the columns (and joins) it reads, and each
+    row's group key and label."""
+
+    columns: str
+    joins: str
+    key: Callable[[Row], tuple[str, str]]
+
+
+PIPELINE_GROUPINGS = {
+    "stage": PipelineGrouping("opportunities.stage", "", lambda o: (o["stage"], o["stage"])),
+    "owner": PipelineGrouping("opportunities.owner_id, owners.name AS owner_name",
+                              "JOIN users AS owners ON owners.id = opportunities.owner_id",
+                              lambda o: (str(o["owner_id"]), o["owner_name"])),
+    "account": PipelineGrouping("opportunities.account_id, accounts.name AS account_name",
+                                "JOIN accounts ON accounts.id = opportunities.account_id",
+                                lambda o: (str(o["account_id"]), o["account_name"])),
+    "close_month": PipelineGrouping("opportunities.close_date", "",
+                                    lambda o: (f"{o['close_date']:%Y-%m}", f"{o['close_date']:%Y-%m}")),
+    "type": PipelineGrouping("opportunities.type", "", lambda o: (o["type"], o["type"])),
+}
 
 
 def _group_order(group_by: str, group: PipelineGroup) -> tuple[object, ...]:
@@ -729,15 +807,17 @@ def pipeline_summary(
 
     Filters are those of search_opportunities; by default only open opportunities count.
     """
-    clauses = _deal_clauses(None, stage, status, owner_id, account_id, None, type, close_after,
-                            close_before, amount_min, amount_max, created_after, created_before)
-    key_of = _group_key(group_by)
+    where = _deal_conditions(None, stage, status, owner_id, account_id, None, type, close_after,
+                             close_before, amount_min, amount_max, created_after, created_before)
+    grouping = PIPELINE_GROUPINGS[group_by]
     sums: dict[tuple[str, str], list[float]] = {}
-    for o in ctx.db.scalars(select(Opportunity).where(*clauses).order_by(Opportunity.id)):
-        row = sums.setdefault(key_of(o), [0, 0.0, 0.0])
+    for o in ctx.sql.all(f"SELECT opportunities.amount, opportunities.probability, {grouping.columns} "
+                         f"FROM opportunities {grouping.joins} {where.where} ORDER BY opportunities.id",
+                         where.params, Opportunity):
+        row = sums.setdefault(grouping.key(o), [0, 0.0, 0.0])
         row[0] += 1
-        row[1] += o.amount
-        row[2] += o.amount * o.probability / 100
+        row[1] += o["amount"]
+        row[2] += o["amount"] * o["probability"] / 100
     groups = [PipelineGroup(key=key, label=label, count=int(n), amount=_money(amount), weighted_amount=_money(weighted))
               for (key, label), (n, amount, weighted) in sums.items()]
     groups.sort(key=lambda g: _group_order(group_by, g))
@@ -774,19 +854,21 @@ def search_activities(
     account_id also matches activities on the account's contacts and opportunities.
     """
     _check_range(scheduled_after, scheduled_before, "scheduled_after/scheduled_before")
-    clauses = _equal((Activity.type, type), (Activity.status, status), (Activity.owner_id, owner_id),
-                     (Activity.account_id, account_id), (Activity.contact_id, contact_id),
-                     (Activity.opportunity_id, opportunity_id), (Activity.lead_id, lead_id))
+    where = Conditions()
+    for column, value in (("type", type), ("status", status), ("owner_id", owner_id), ("account_id", account_id),
+                          ("contact_id", contact_id), ("opportunity_id", opportunity_id), ("lead_id", lead_id)):
+        where.equal(column, value)
     if overdue:
-        clauses += [Activity.type == "task", Activity.status == "open", Activity.scheduled_at < ctx.now]
+        where.add("type = 'task' AND status = 'open' AND scheduled_at < ?", ctx.now)
     if scheduled_after is not None:
-        clauses.append(Activity.scheduled_at >= scheduled_after)
+        where.add("scheduled_at >= ?", scheduled_after)
     if scheduled_before is not None:
-        clauses.append(Activity.scheduled_at < scheduled_before)
-    key = Activity.scheduled_at.asc() if sort_order == "asc" else Activity.scheduled_at.desc()
-    statement = select(Activity).where(*clauses).order_by(key, Activity.id.asc())
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return ActivityPage(activities=[_activity_out(a) for a in rows], total=total, page=page, next_page=following)
+        where.add("scheduled_at < ?", scheduled_before)
+    order = f"scheduled_at {'ASC' if sort_order == 'asc' else 'DESC'}, id ASC"
+    found = ctx.sql.page("*", f"FROM activities {where.where} ORDER BY {order}", where.params, page, per_page,
+                         Activity)
+    return ActivityPage(activities=[ActivityOut(**a) for a in found.rows], total=found.total, page=page,
+                        next_page=found.next_page)
 
 
 @tools.tool(examples=[{"per_page": 10}])
@@ -800,11 +882,14 @@ def list_notes(
     per_page: PerPage = 25,
 ) -> NotePage:
     """List notes, newest first, optionally only those on one record."""
-    clauses = _equal((Note.account_id, account_id), (Note.contact_id, contact_id),
-                     (Note.opportunity_id, opportunity_id), (Note.lead_id, lead_id))
-    statement = select(Note).where(*clauses).order_by(Note.created_at.desc(), Note.id.desc())
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return NotePage(notes=[_note_out(n) for n in rows], total=total, page=page, next_page=following)
+    where = Conditions()
+    for column, value in (("account_id", account_id), ("contact_id", contact_id),
+                          ("opportunity_id", opportunity_id), ("lead_id", lead_id)):
+        where.equal(column, value)
+    found = ctx.sql.page("*", f"FROM notes {where.where} ORDER BY created_at DESC, id DESC", where.params, page,
+                         per_page, Note)
+    return NotePage(notes=[NoteOut(**n) for n in found.rows], total=found.total, page=page,
+                    next_page=found.next_page)
 
 
 # ---------------------------------------------------------------- writes: records
@@ -824,17 +909,16 @@ def create_account(
     owner_id: OwnerArg = None,
 ) -> AccountOut:
     """Create an account (a company you sell to)."""
-    existing = ctx.db.scalar(select(Account).where(func.lower(Account.name) == name.strip().lower()))
+    existing = _account_named(ctx, name.strip())
     if existing is not None:
-        raise InvalidArgumentError(f"an account named {existing.name!r} already exists (account {existing.id})")
-    account = Account(
-        name=name.strip(), domain=domain, industry=industry.lower() if industry else None, type=type,
-        city=city, country=country, annual_revenue=annual_revenue, employee_count=employee_count,
-        owner=_owner(ctx, owner_id), created_at=ctx.now, updated_at=ctx.now,
-    )
-    ctx.db.add(account)
-    ctx.db.flush()
-    return _account_out(account)
+        raise InvalidArgumentError(f"an account named {existing['name']!r} already exists (account {existing['id']})")
+    owner = _owner(ctx, owner_id)
+    account = _insert(ctx, Account, {
+        "external_id": None, "name": name.strip(), "domain": domain, "industry": industry.lower() if industry else None,
+        "type": type, "city": city, "country": country, "annual_revenue": annual_revenue,
+        "employee_count": employee_count, "owner_id": owner["id"], "created_at": ctx.now, "updated_at": ctx.now,
+    })
+    return AccountOut(**account, owner_name=owner["name"])
 
 
 @tools.tool(writes=True, examples=[{"first_name": "Dana", "last_name": "Reyes", "email": "dana.reyes@matthewsrogers.com", "account_id": 16, "title": "IT Director"}])
@@ -853,19 +937,19 @@ def create_contact(
     account = _account(ctx, account_id)
     existing = _contact_by_email(ctx, email)
     if existing is not None:
-        raise InvalidArgumentError(f"a contact with email {email} already exists (contact {existing.id})")
-    lead = _open_lead_by_email(ctx, email)
-    if lead is not None:
-        raise ForbiddenError(f"{email} belongs to open lead {lead.id}; convert it with convert_lead so its "
+        raise InvalidArgumentError(f"a contact with email {email} already exists (contact {existing['id']})")
+    lead_id = _open_lead_by_email(ctx, email)
+    if lead_id is not None:
+        raise ForbiddenError(f"{email} belongs to open lead {lead_id}; convert it with convert_lead so its "
                              "history is kept")
-    contact = Contact(
-        external_id=_person_id(ctx, email), first_name=first_name, last_name=last_name, email=email,
-        phone=phone, title=title, account=account, owner=_owner(ctx, owner_id), lead_source=None,
-        created_at=ctx.now, updated_at=ctx.now,
-    )
-    ctx.db.add(contact)
-    ctx.db.flush()
-    return _contact_out(contact)
+    person_id = _person_id(ctx, email)
+    owner = _owner(ctx, owner_id)
+    contact = _insert(ctx, Contact, {
+        "external_id": person_id, "first_name": first_name, "last_name": last_name, "email": email,
+        "phone": phone, "title": title, "account_id": account["id"], "owner_id": owner["id"], "lead_source": None,
+        "created_at": ctx.now, "updated_at": ctx.now,
+    })
+    return _contact_out({**contact, "account_name": account["name"], "owner_name": owner["name"]})
 
 
 @tools.tool(writes=True, examples=[{"first_name": "Omar", "last_name": "Haddad", "email": "omar.haddad@bluelake.example.com", "company": "Blue Lake Foods", "source": "event", "rating": "hot"}])
@@ -886,20 +970,20 @@ def create_lead(
     email = email.strip().lower()
     contact = _contact_by_email(ctx, email)
     if contact is not None:
-        raise InvalidArgumentError(f"{email} is already contact {contact.id} at {contact.account.name}")
-    lead = _open_lead_by_email(ctx, email)
-    if lead is not None:
-        raise InvalidArgumentError(f"{email} is already open lead {lead.id}")
-    lead = Lead(
-        external_id=_person_id(ctx, email), first_name=first_name, last_name=last_name, email=email,
-        phone=phone, title=title, company=company.strip(), industry=industry.lower() if industry else None,
-        status="new", source=source, rating=rating, owner=_owner(ctx, owner_id), converted_at=None,
-        converted_contact_id=None, converted_account_id=None, converted_opportunity_id=None,
-        created_at=ctx.now, updated_at=ctx.now,
-    )
-    ctx.db.add(lead)
-    ctx.db.flush()
-    return _lead_out(lead)
+        raise InvalidArgumentError(f"{email} is already contact {contact['id']} at {contact['account_name']}")
+    lead_id = _open_lead_by_email(ctx, email)
+    if lead_id is not None:
+        raise InvalidArgumentError(f"{email} is already open lead {lead_id}")
+    person_id = _person_id(ctx, email)
+    owner = _owner(ctx, owner_id)
+    lead = _insert(ctx, Lead, {
+        "external_id": person_id, "first_name": first_name, "last_name": last_name, "email": email,
+        "phone": phone, "title": title, "company": company.strip(), "industry": industry.lower() if industry else None,
+        "status": "new", "source": source, "rating": rating, "owner_id": owner["id"], "converted_at": None,
+        "converted_contact_id": None, "converted_account_id": None, "converted_opportunity_id": None,
+        "created_at": ctx.now, "updated_at": ctx.now,
+    })
+    return _lead_out({**lead, "owner_name": owner["name"]})
 
 
 @tools.tool(writes=True, examples=[{"lead_id": 196, "status": "working", "rating": "hot"}])
@@ -913,37 +997,29 @@ def update_lead(
     phone: Annotated[str | None, Field(min_length=1, max_length=32, description="New phone number.")] = None,
 ) -> LeadOut:
     """Change an open lead's status, rating, title or phone (only the fields given). Converted leads are read-only."""
-    lead = _lead(ctx, lead_id)
+    before = _lead(ctx, lead_id)
     if all(v is None for v in (status, rating, title, phone)):
         raise InvalidArgumentError("give at least one of status, rating, title, phone")
-    _check_lead_open(lead, "update it")
-    if status is not None:
-        lead.status = status
-    if rating is not None:
-        lead.rating = rating
-    if title is not None:
-        lead.title = title
-    if phone is not None:
-        lead.phone = phone
-    lead.updated_at = ctx.now
-    ctx.db.flush()
+    _check_lead_open(before, "update it")
+    given = {"status": status, "rating": rating, "title": title, "phone": phone}
+    lead = {**before, **{column: value for column, value in given.items() if value is not None}, "updated_at": ctx.now}
+    _save(ctx, Lead, before, lead)
     return _lead_out(lead)
 
 
-def _conversion_account(ctx: ToolContext, lead: Lead, account_id: int | None, owner: User) -> tuple[Account, bool]:
+def _conversion_account(ctx: ToolContext, lead: Row, account_id: int | None, owner: Row) -> tuple[Row, bool]:
     """The account a converted lead joins: the one given, the one named like its company, or a new one."""
     if account_id is not None:
         return _account(ctx, account_id), False
-    existing = ctx.db.scalar(select(Account).where(func.lower(Account.name) == lead.company.lower()))
+    existing = _account_named(ctx, lead["company"])
     if existing is not None:
         return existing, False
-    account = Account(
-        name=lead.company, domain=lead.email.split("@")[1], industry=lead.industry, type="prospect",
-        city=None, country=None, annual_revenue=None, employee_count=None, owner=owner,
-        created_at=ctx.now, updated_at=ctx.now,
-    )
-    ctx.db.add(account)
-    return account, True
+    account = _insert(ctx, Account, {
+        "external_id": None, "name": lead["company"], "domain": lead["email"].partition("@")[2] or None,
+        "industry": lead["industry"], "type": "prospect", "city": None, "country": None, "annual_revenue": None,
+        "employee_count": None, "owner_id": owner["id"], "created_at": ctx.now, "updated_at": ctx.now,
+    })
+    return {**account, "owner_name": owner["name"]}, True
 
 
 @tools.tool(writes=True, examples=[
@@ -967,54 +1043,53 @@ def convert_lead(
     The lead is marked converted (it cannot be converted twice) and its activities and notes are
     attached to the new contact.
     """
-    lead = _lead(ctx, lead_id)
-    _check_lead_open(lead, "convert it again")
-    if lead.status == "unqualified":
+    before = _lead(ctx, lead_id)
+    _check_lead_open(before, "convert it again")
+    if before["status"] == "unqualified":
         raise ForbiddenError(f"lead {lead_id} is unqualified; set its status to working with update_lead "
                              "before converting it")
-    existing = _contact_by_email(ctx, lead.email)
+    existing = _contact_by_email(ctx, before["email"])
     if existing is not None:
-        raise ForbiddenError(f"{lead.email} is already contact {existing.id}; mark the lead unqualified instead")
+        raise ForbiddenError(f"{before['email']} is already contact {existing['id']}; "
+                             "mark the lead unqualified instead")
     given = [opportunity_name, opportunity_amount, opportunity_close_date]
     if not create_opportunity and any(v is not None for v in given):
         raise InvalidArgumentError("opportunity_* arguments need create_opportunity=true")
     if create_opportunity and (opportunity_amount is None or opportunity_close_date is None):
         raise InvalidArgumentError("create_opportunity needs opportunity_amount and opportunity_close_date")
-    owner = _owner(ctx, lead.owner_id if owner_id is None else owner_id)
-    account, created = _conversion_account(ctx, lead, account_id, owner)
-    contact = Contact(
-        external_id=lead.external_id, first_name=lead.first_name, last_name=lead.last_name, email=lead.email,
-        phone=lead.phone, title=lead.title, account=account, owner=owner, lead_source=lead.source,
-        created_at=ctx.now, updated_at=ctx.now,
-    )
-    ctx.db.add(contact)
-    ctx.db.flush()
+    owner = _owner(ctx, before["owner_id"] if owner_id is None else owner_id)
+    account, created = _conversion_account(ctx, before, account_id, owner)
+    contact = _insert(ctx, Contact, {
+        "external_id": before["external_id"], "first_name": before["first_name"], "last_name": before["last_name"],
+        "email": before["email"], "phone": before["phone"], "title": before["title"], "account_id": account["id"],
+        "owner_id": owner["id"], "lead_source": before["source"], "created_at": ctx.now, "updated_at": ctx.now,
+    }) | {"account_name": account["name"], "owner_name": owner["name"]}
     opportunity = None
     if create_opportunity and opportunity_amount is not None and opportunity_close_date is not None:
         opportunity = _new_opportunity(
-            ctx, account, owner, opportunity_name or f"{account.name} - New business", opportunity_amount,
-            opportunity_close_date, "Prospecting", contact, "new_business", lead.source)
-    lead.status, lead.converted_at, lead.updated_at = "converted", ctx.now, ctx.now
-    lead.converted_contact_id, lead.converted_account_id = contact.id, account.id
-    lead.converted_opportunity_id = opportunity.id if opportunity else None
-    for row in [*ctx.db.scalars(select(Activity).where(Activity.lead_id == lead.id)),
-                *ctx.db.scalars(select(Note).where(Note.lead_id == lead.id))]:
-        row.contact_id, row.account_id = contact.id, account.id
-    ctx.db.flush()
+            ctx, account, owner, opportunity_name or f"{account['name']} - New business", opportunity_amount,
+            opportunity_close_date, "Prospecting", contact, "new_business", before["source"])
+    lead = {**before, "status": "converted", "converted_at": ctx.now, "updated_at": ctx.now,
+            "converted_contact_id": contact["id"], "converted_account_id": account["id"],
+            "converted_opportunity_id": opportunity["id"] if opportunity else None}
+    _save(ctx, Lead, before, lead)
+    for table in ("activities", "notes"):
+        ctx.sql.execute(f"UPDATE {table} SET contact_id = ?, account_id = ? WHERE lead_id = ?",
+                        [contact["id"], account["id"], lead_id])
     return ConversionResult(
-        lead=_lead_out(lead), contact=_contact_out(contact), account=_account_out(account),
-        account_created=created, opportunity=_opportunity_out(opportunity) if opportunity else None,
+        lead=_lead_out(lead), contact=_contact_out(contact), account=AccountOut(**account), account_created=created,
+        opportunity=_opportunity_out(opportunity) if opportunity else None,
     )
 
 
 # ---------------------------------------------------------------- writes: deals
 
 
-def _contact_of_account(ctx: ToolContext, contact_id: int, account: Account) -> Contact:
+def _contact_of_account(ctx: ToolContext, contact_id: int, account_id: int, account_name: str) -> Row:
     contact = _contact(ctx, contact_id)
-    if contact.account_id != account.id:
-        raise InvalidArgumentError(f"contact {contact_id} works at {contact.account.name} (account "
-                                   f"{contact.account_id}), not at {account.name} (account {account.id})")
+    if contact["account_id"] != account_id:
+        raise InvalidArgumentError(f"contact {contact_id} works at {contact['account_name']} (account "
+                                   f"{contact['account_id']}), not at {account_name} (account {account_id})")
     return contact
 
 
@@ -1033,11 +1108,10 @@ def create_opportunity(
 ) -> OpportunityOut:
     """Create an open opportunity (deal) for an account."""
     account = _account(ctx, account_id)
-    contact = _contact_of_account(ctx, contact_id, account) if contact_id is not None else None
-    opp = _new_opportunity(ctx, account, _owner(ctx, owner_id), name, amount, close_date, stage, contact,
-                           type, lead_source)
-    ctx.db.flush()
-    return _opportunity_out(opp)
+    contact = _contact_of_account(ctx, contact_id, account["id"], account["name"]) if contact_id is not None else None
+    opportunity = _new_opportunity(ctx, account, _owner(ctx, owner_id), name, amount, close_date, stage, contact,
+                                   type, lead_source)
+    return _opportunity_out(opportunity)
 
 
 @tools.tool(writes=True, examples=[{"opportunity_id": 358, "amount": 9500, "next_step": "Schedule a technical demo"}])
@@ -1055,26 +1129,28 @@ def update_opportunity(
 
     To change the stage use change_opportunity_stage; closed opportunities cannot be changed.
     """
-    opp = _opportunity(ctx, opportunity_id)
+    before = _opportunity(ctx, opportunity_id)
     if all(v is None for v in (name, amount, close_date, probability, next_step, contact_id)):
         raise InvalidArgumentError("give at least one field to change")
-    _check_opportunity_open(opp, "update it")
+    _check_opportunity_open(before, "update it")
+    opportunity = dict(before)
     if contact_id is not None:
-        opp.contact_id = _contact_of_account(ctx, contact_id, opp.account).id
+        contact = _contact_of_account(ctx, contact_id, before["account_id"], before["account_name"])
+        opportunity["contact_id"] = contact["id"]
     if close_date is not None:
         _check_future(ctx, close_date, "close_date")
-        opp.close_date = close_date
+        opportunity["close_date"] = close_date
     if name is not None:
-        opp.name = name
+        opportunity["name"] = name
     if amount is not None:
-        opp.amount = _money(amount)
+        opportunity["amount"] = _money(amount)
     if probability is not None:
-        opp.probability = probability
+        opportunity["probability"] = probability
     if next_step is not None:
-        opp.next_step = next_step
-    opp.updated_at = ctx.now
-    ctx.db.flush()
-    return _opportunity_out(opp)
+        opportunity["next_step"] = next_step
+    opportunity["updated_at"] = ctx.now
+    _save(ctx, Opportunity, before, opportunity)
+    return _opportunity_out(opportunity)
 
 
 @tools.tool(writes=True, examples=[
@@ -1093,21 +1169,21 @@ def change_opportunity_stage(
     Closed Won 100%, Closed Lost 0%. Closing (won or lost) sets close_date to now and is final;
     winning makes a prospect account a customer.
     """
-    opp = _opportunity(ctx, opportunity_id)
-    _check_opportunity_open(opp, "change its stage")
-    if stage == opp.stage:
+    before = _opportunity(ctx, opportunity_id)
+    _check_opportunity_open(before, "change its stage")
+    if stage == before["stage"]:
         raise InvalidArgumentError(f"opportunity {opportunity_id} is already in stage {stage}")
     if (stage == "Closed Lost") != (loss_reason is not None):
         raise InvalidArgumentError("loss_reason is required for Closed Lost and only allowed there")
-    previous = opp.stage
-    opp.stage, opp.probability, opp.updated_at = stage, STAGE_PROBABILITY[stage], ctx.now
+    opportunity = {**before, "stage": stage, "probability": STAGE_PROBABILITY[stage], "updated_at": ctx.now}
     if stage in CLOSED_STAGES:
-        opp.close_date, opp.loss_reason, opp.next_step = ctx.now, loss_reason, None
-    if stage == "Closed Won" and opp.account.type == "prospect":
-        opp.account.type, opp.account.updated_at = "customer", ctx.now
-    _add_stage_change(ctx, opp, previous)
-    ctx.db.flush()
-    return _opportunity_detail(ctx, opp)
+        opportunity.update(close_date=ctx.now, loss_reason=loss_reason, next_step=None)
+    _save(ctx, Opportunity, before, opportunity)
+    if stage == "Closed Won":
+        ctx.sql.execute("UPDATE accounts SET type = 'customer', updated_at = ? WHERE id = ? AND type = 'prospect'",
+                        [ctx.now, opportunity["account_id"]])
+    _add_stage_change(ctx, opportunity, before["stage"])
+    return _opportunity_detail(ctx, opportunity)
 
 
 # ---------------------------------------------------------------- writes: activities, notes, owners
@@ -1125,11 +1201,11 @@ def _activity_links(
         return {"account_id": None, "contact_id": None, "opportunity_id": None, "lead_id": lead_id}
     accounts = []
     if opportunity_id is not None:
-        accounts.append(_opportunity(ctx, opportunity_id).account_id)
+        accounts.append(_opportunity(ctx, opportunity_id)["account_id"])
     if contact_id is not None:
-        accounts.append(_contact(ctx, contact_id).account_id)
+        accounts.append(_contact(ctx, contact_id)["account_id"])
     if account_id is not None:
-        accounts.append(_account(ctx, account_id).id)
+        accounts.append(_account(ctx, account_id)["id"])
     if not accounts:
         raise InvalidArgumentError("name the record: account_id, contact_id, opportunity_id or lead_id")
     if len(set(accounts)) > 1:
@@ -1184,16 +1260,14 @@ def log_activity(
     links = _activity_links(ctx, account_id, contact_id, opportunity_id, lead_id)
     when, status = _activity_status(ctx, type, scheduled_at, duration_minutes, outcome, priority)
     owner = _owner(ctx, owner_id)
-    activity = Activity(
-        type=type, subject=subject, description=description, status=status,
-        priority=(priority or "normal") if type == "task" else None,
-        outcome=(outcome or "connected") if type == "call" else None, scheduled_at=when,
-        duration_minutes=duration_minutes,
-        completed_at=when if status == "completed" else None, owner_id=owner.id, created_at=ctx.now, **links,
-    )
-    ctx.db.add(activity)
-    ctx.db.flush()
-    return _activity_out(activity)
+    activity = _insert(ctx, Activity, {
+        "type": type, "subject": subject, "description": description, "status": status,
+        "priority": (priority or "normal") if type == "task" else None,
+        "outcome": (outcome or "connected") if type == "call" else None, "scheduled_at": when,
+        "duration_minutes": duration_minutes, "completed_at": when if status == "completed" else None,
+        "owner_id": owner["id"], "created_at": ctx.now, **links,
+    })
+    return ActivityOut(**activity)
 
 
 @tools.tool(writes=True, examples=[{"activity_id": 1443, "description": "Proposal sent by email."}])
@@ -1203,23 +1277,16 @@ def complete_task(
     description: Annotated[Body | None, Field(description="What was done; replaces the task's description.")] = None,
 ) -> ActivityOut:
     """Mark an open task as completed now."""
-    task = get_or_raise(ctx, Activity, activity_id, "activity", ACTIVITY_HINT)
-    if task.type != "task":
-        raise ForbiddenError(f"activity {activity_id} is a {task.type}, not a task; only tasks can be completed")
-    if task.status == "completed":
-        raise ForbiddenError(f"task {activity_id} was already completed at {task.completed_at:%Y-%m-%dT%H:%M:%SZ}")
-    task.status, task.completed_at = "completed", ctx.now
+    before = row_or_raise(ctx, Activity, activity_id, "activity", ACTIVITY_HINT)
+    if before["type"] != "task":
+        raise ForbiddenError(f"activity {activity_id} is a {before['type']}, not a task; only tasks can be completed")
+    if before["status"] == "completed":
+        raise ForbiddenError(f"task {activity_id} was already completed at {before['completed_at']:%Y-%m-%dT%H:%M:%SZ}")
+    task = {**before, "status": "completed", "completed_at": ctx.now}
     if description is not None:
-        task.description = description
-    ctx.db.flush()
-    return _activity_out(task)
-
-
-def _record(ctx: ToolContext, record_type: str, record_id: int) -> Account | Contact | Lead | Opportunity:
-    getters: dict[str, Callable[[ToolContext, int], Account | Contact | Lead | Opportunity]] = {
-        "account": _account, "contact": _contact, "lead": _lead, "opportunity": _opportunity,
-    }
-    return getters[record_type](ctx, record_id)
+        task["description"] = description
+    _save(ctx, Activity, before, task)
+    return ActivityOut(**task)
 
 
 @tools.tool(writes=True, examples=[{"record_type": "opportunity", "record_id": 358, "body": "Champion confirmed budget for Q1."}])
@@ -1230,30 +1297,19 @@ def add_note(
     body: Annotated[str, Field(min_length=1, max_length=5000, description="The note text.")],
 ) -> NoteOut:
     """Add a note, written by you, to an account, contact, open lead or opportunity."""
-    record = _record(ctx, record_type, record_id)
-    if isinstance(record, Lead):
+    _, read = RECORDS[record_type]
+    record = read(ctx, record_id)
+    if record_type == "lead":
         _check_lead_open(record, "add notes to it")
-    note = Note(
-        body=body, author_id=ACTING_USER_ID, created_at=ctx.now,
-        account_id=record.id if isinstance(record, Account) else (
-            record.account_id if isinstance(record, Contact | Opportunity) else None),
-        contact_id=record.id if isinstance(record, Contact) else None,
-        opportunity_id=record.id if isinstance(record, Opportunity) else None,
-        lead_id=record.id if isinstance(record, Lead) else None,
-    )
-    ctx.db.add(note)
-    ctx.db.flush()
-    return _note_out(note)
-
-
-def _reassign_related(ctx: ToolContext, account: Account, owner: User) -> tuple[int, int]:
-    contacts = list(ctx.db.scalars(select(Contact).where(Contact.account_id == account.id,
-                                                         Contact.owner_id != owner.id)))
-    deals = list(ctx.db.scalars(select(Opportunity).where(
-        Opportunity.account_id == account.id, Opportunity.stage.in_(OPEN_STAGES), Opportunity.owner_id != owner.id)))
-    for row in [*contacts, *deals]:
-        row.owner, row.updated_at = owner, ctx.now
-    return len(contacts), len(deals)
+    note = _insert(ctx, Note, {
+        "body": body, "author_id": ACTING_USER_ID, "created_at": ctx.now,
+        "account_id": record["id"] if record_type == "account" else (
+            record["account_id"] if record_type in ("contact", "opportunity") else None),
+        "contact_id": record["id"] if record_type == "contact" else None,
+        "opportunity_id": record["id"] if record_type == "opportunity" else None,
+        "lead_id": record["id"] if record_type == "lead" else None,
+    })
+    return NoteOut(**note)
 
 
 @tools.tool(writes=True, examples=[{"record_type": "account", "record_id": 16, "owner_id": 2, "include_related": True}])
@@ -1265,20 +1321,26 @@ def reassign_owner(
     include_related: Annotated[bool, Field(description="Accounts only: also give the account's contacts and open opportunities to the new owner.")] = False,
 ) -> ReassignResult:
     """Give an account, contact, open lead or open opportunity to another owner."""
-    record = _record(ctx, record_type, record_id)
+    model, read = RECORDS[record_type]
+    before = read(ctx, record_id)
     owner = _owner(ctx, owner_id)
-    if include_related and not isinstance(record, Account):
+    if include_related and record_type != "account":
         raise InvalidArgumentError("include_related only applies to accounts")
-    if isinstance(record, Lead):
-        _check_lead_open(record, "reassign it")
-    if isinstance(record, Opportunity):
-        _check_opportunity_open(record, "reassign it")
-    previous = record.owner_id
-    if previous == owner.id and not include_related:
-        raise InvalidArgumentError(f"{record_type} {record_id} is already owned by user {owner.id} ({owner.name})")
-    record.owner, record.updated_at = owner, ctx.now
-    contacts, deals = _reassign_related(ctx, record, owner) if isinstance(record, Account) and include_related else (0, 0)
-    ctx.db.flush()
+    if record_type == "lead":
+        _check_lead_open(before, "reassign it")
+    if record_type == "opportunity":
+        _check_opportunity_open(before, "reassign it")
+    previous = before["owner_id"]
+    if previous == owner["id"] and not include_related:
+        raise InvalidArgumentError(f"{record_type} {record_id} is already owned by user {owner['id']} ({owner['name']})")
+    _save(ctx, model, before, {**before, "owner_id": owner["id"], "updated_at": ctx.now})
+    contacts = deals = 0
+    if include_related:
+        moved = "SET owner_id = ?, updated_at = ? WHERE account_id = ? AND owner_id != ?"
+        params = [owner["id"], ctx.now, record_id, owner["id"]]
+        contacts = ctx.sql.execute(f"UPDATE contacts {moved}", params)
+        deals = ctx.sql.execute(f"UPDATE opportunities {moved} AND stage IN (SELECT value FROM json_each(?))",
+                                [*params, OPEN_STAGES])
     return ReassignResult(record_type=record_type, record_id=record_id, previous_owner_id=previous,
-                          owner_id=owner.id, owner_name=owner.name, reassigned_contacts=contacts,
+                          owner_id=owner["id"], owner_name=owner["name"], reassigned_contacts=contacts,
                           reassigned_opportunities=deals)
