@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import subprocess
 import sys
@@ -11,9 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpgym.servers.finance import SERVER
 from mcpgym.servers.kernel import ToolSession, build_world
+from mcpgym.servers.kernel.initial_state import RowPatch
 from tool_calls import fails, ok, uncached_env
 
 
@@ -31,6 +35,23 @@ def funded_portfolio(session: ToolSession, deposit: float) -> int:
     owner = build_world(0).employees[0].email
     return ok(session, "create_portfolio", {"owner_email": owner, "name": "Test account",
                                             "initial_deposit": deposit})["id"]
+
+
+def statements(session: ToolSession, tool: str, args: dict[str, Any]) -> int:
+    """How many SQL statements a successful call sends."""
+    count = 0
+
+    def seen(*_: Any) -> None:
+        nonlocal count
+        count += 1
+
+    context = session.context
+    session.context = dataclasses.replace(context, sql=context.sql.traced(seen))
+    try:
+        ok(session, tool, args)
+    finally:
+        session.context = context
+    return count
 
 
 def held_position(session: ToolSession) -> tuple[int, dict[str, Any]]:
@@ -341,3 +362,136 @@ def test_same_seed_builds_the_same_database_in_another_process(tmp_path: Path) -
                            cwd=tmp_path, env=uncached_env()).stdout.strip() for _ in range(2)}
     snapshot = hashlib.sha256(SERVER.seeded(0).snapshot).hexdigest()
     assert runs == {f"{ToolSession(SERVER, 0).state_hash()} {snapshot}"}
+
+
+# ---------------------------------------------------------------- batched reads and plain-SQL writes
+
+
+@pytest.fixture(scope="module")
+def reader() -> Iterator[ToolSession]:
+    """One session for read-only calls (reads never change its state)."""
+    with ToolSession(SERVER, 0) as fresh:
+        yield fresh
+
+
+@pytest.fixture(scope="module")
+def symbols(reader: ToolSession) -> list[str]:
+    return [t["symbol"] for t in all_tickers(reader)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_symbols_are_looked_up_together_in_the_order_given(reader: ToolSession, symbols: list[str],
+                                                          data: st.DataObject) -> None:
+    known = st.sampled_from(symbols).map(str.lower) | st.sampled_from(symbols).map(lambda s: f" {s} ")
+    unknown = st.sampled_from(["ZZZZ", "N%PE", "A_C", " ", "GREE'"])
+    given_symbols = data.draw(st.lists(known | unknown, min_size=1, max_size=20))
+    result = reader.call("get_quotes", {"symbols": given_symbols})
+    first_unknown = next((s for s in given_symbols if s.strip().upper() not in symbols), None)
+    if first_unknown is not None:
+        assert result.error == (f"not_found: no ticker with symbol {first_unknown!r}. Use search_tickers to find a "
+                                "symbol by company name or partial symbol.")
+    else:
+        expected = list(dict.fromkeys(s.strip().upper() for s in given_symbols))
+        assert result.data is not None and [q["symbol"] for q in result.data["quotes"]] == expected
+
+
+def test_batched_reads_cost_the_same_statements_for_one_symbol_or_many(reader: ToolSession,
+                                                                       symbols: list[str]) -> None:
+    for tool, args, many in [("get_quotes", {}, 20), ("compare_returns", {"period": "2y"}, 10)]:
+        one = statements(reader, tool, {**args, "symbols": symbols[:1]})
+        assert statements(reader, tool, {**args, "symbols": symbols[-many:]}) == one
+    owner = build_world(0).employees[2].email
+    with ToolSession(SERVER, 0) as session:
+        one = statements(session, "create_watchlist", {"owner_email": owner, "name": "One", "symbols": symbols[:1]})
+        fifty = statements(session, "create_watchlist", {"owner_email": owner, "name": "All", "symbols": symbols[:50]})
+        assert fifty == one
+        listed = {w["name"]: w["symbols"] for w in ok(session, "list_watchlists", {"owner_email": owner})["watchlists"]}
+        assert listed["All"] == sorted(symbols[:50]) and listed["One"] == symbols[:1]
+
+
+def test_fewer_fiscal_years_are_the_newest_of_all(reader: ToolSession, symbols: list[str]) -> None:
+    for symbol in symbols[::7]:
+        every = ok(reader, "get_fundamentals", {"symbol": symbol})["years"]
+        for years in range(1, 5):
+            assert ok(reader, "get_fundamentals", {"symbol": symbol, "years": years})["years"] == every[:years]
+        assert all(y["revenue_growth_percent"] is not None for y in every[:-1])
+
+
+def test_like_wildcards_in_searches_match_literally(reader: ToolSession, symbols: list[str]) -> None:
+    everything = all_tickers(reader)
+    for text in ("%", "_", "/", "a%", "e_"):
+        found = ok(reader, "search_tickers", {"query": text, "per_page": 100})
+        expected = [t["symbol"] for t in everything if text in t["name"].lower() or text in t["symbol"].lower()]
+        assert [t["symbol"] for t in found["tickers"]] == expected
+        assert ok(reader, "search_tickers", {"industry": text})["total"] == sum(
+            text in t["industry"].lower() for t in everything)
+
+
+def test_compare_returns_names_the_first_ticker_without_days_in_the_window(reader: ToolSession,
+                                                                           symbols: list[str]) -> None:
+    profiles = [ok(reader, "get_company_profile", {"symbol": s}) for s in symbols]
+    late = sorted(profiles, key=lambda p: p["listed_on"])[-2:]
+    before = (date.fromisoformat(late[0]["listed_on"]) - timedelta(days=1)).isoformat()
+    result = reader.call("compare_returns", {"symbols": [symbols[0], late[1]["symbol"], late[0]["symbol"]],
+                                             "start": "2015-01-01", "end": before})
+    assert result.error is not None
+    assert result.error.startswith(f"invalid_arguments: {late[1]['symbol']} has no trading days")
+
+
+def test_selling_out_and_buying_again_reopens_the_same_position(session: ToolSession) -> None:
+    portfolio_id, position = held_position(session)
+    symbol, quantity = position["symbol"], position["quantity"]
+    sold = ok(session, "sell_shares", {"portfolio_id": portfolio_id, "symbol": symbol, "quantity": quantity})
+    assert (sold["position"]["quantity"], sold["position"]["cost_basis"], sold["position"]["average_cost"]) == (0, 0, 0)
+    realized = position["realized_pnl"] + sold["transaction"]["realized_pnl"]
+    assert sold["position"]["realized_pnl"] == pytest.approx(realized, abs=0.01)
+    assert symbol not in [p["symbol"] for p in ok(session, "get_portfolio", {"portfolio_id": portfolio_id})["positions"]]
+    closed = ok(session, "get_portfolio", {"portfolio_id": portfolio_id, "include_closed": True})["positions"]
+    assert next(p for p in closed if p["symbol"] == symbol)["quantity"] == 0
+    bought = ok(session, "buy_shares", {"portfolio_id": portfolio_id, "symbol": symbol, "quantity": 3})["position"]
+    now = build_world(0).now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert (bought["quantity"], bought["average_cost"], bought["opened_at"]) == (3, bought["price"], now)
+    assert bought["realized_pnl"] == sold["position"]["realized_pnl"]
+    positions = [c for c in session.diff() if c.table == "positions"]
+    assert [c.op for c in positions] == ["update"]
+    assert positions[0].after is not None and positions[0].after["quantity"] == 3
+
+
+def test_watchlist_writes_touch_only_their_rows(session: ToolSession, symbols: list[str]) -> None:
+    owner = build_world(0).employees[1].email
+    created = ok(session, "create_watchlist", {"owner_email": owner, "name": "Ideas",
+                                               "symbols": [symbols[2], symbols[0].lower(), symbols[2]]})
+    assert created["symbols"] == sorted({symbols[0], symbols[2]})
+    change = ok(session, "add_to_watchlist", {"watchlist_id": created["id"],
+                                              "symbols": [symbols[5], symbols[0], symbols[5], symbols[4]]})
+    assert (change["changed"], change["unchanged"]) == ([symbols[5], symbols[4]], [symbols[0]])
+    fails(session, "remove_from_watchlist", {"watchlist_id": created["id"], "symbols": [symbols[4], symbols[9]]},
+          "invalid_arguments")
+    fails(session, "create_watchlist", {"owner_email": owner, "name": "Other", "symbols": [symbols[1], "ZZZZ"]},
+          "not_found")
+    fails(session, "create_watchlist", {"owner_email": owner, "name": "Ideas"}, "invalid_arguments")
+    removed = ok(session, "remove_from_watchlist", {"watchlist_id": created["id"],
+                                                    "symbols": [symbols[4], symbols[0], symbols[4]]})
+    assert removed["watchlist"]["symbols"] == sorted({symbols[2], symbols[5]})
+    seeded = ok(session, "list_watchlists", {"per_page": 100})["watchlists"]
+    ok(session, "delete_watchlist", {"watchlist_id": created["id"]})
+    assert ok(session, "list_watchlists", {"per_page": 100})["watchlists"] == [
+        w for w in seeded if w["id"] != created["id"]]
+    assert session.diff() == []
+
+
+def test_a_close_without_an_earlier_bar_in_ten_days_has_no_change() -> None:
+    with ToolSession(SERVER, 0) as seeded:
+        ticker_id = seeded.context.sql.scalar("SELECT id FROM tickers WHERE symbol = 'GREE'")
+        bars = ok(seeded, "get_price_history", {"symbol": "GREE", "period": "1mo"})["bars"]
+    last = date.fromisoformat(bars[-1]["date"])
+    patch = RowPatch.model_validate([
+        {"op": "delete", "table": "price_bars", "key": {"ticker_id": ticker_id, "day": bar["date"]}}
+        for bar in bars[:-1] if date.fromisoformat(bar["date"]) > last - timedelta(days=10)])
+    with ToolSession(SERVER, 0, patch) as session:
+        quote = ok(session, "get_quotes", {"symbols": ["GREE"]})["quotes"][0]
+        assert (quote["price"], quote["previous_close"], quote["change"], quote["change_percent"]) == (
+            bars[-1]["close"], None, None, None)
+        (found,) = [t for t in ok(session, "search_tickers", {"query": "gree"})["tickers"] if t["symbol"] == "GREE"]
+        assert (found["price"], found["change_percent"]) == (bars[-1]["close"], None)

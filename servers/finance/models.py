@@ -117,6 +117,11 @@ class Portfolio(Base):
     created_at: Mapped[datetime]
 
 
+def average_cost(cost_basis: float, quantity: int) -> float:
+    """Cost per share of `quantity` shares bought for `cost_basis` in all (0 when none are held)."""
+    return round(cost_basis / quantity, 4) if quantity else 0.0
+
+
 class Position(Base):
     """Shares of one ticker held in a portfolio; `cost_basis` is the average cost times quantity."""
 
@@ -135,7 +140,7 @@ class Position(Base):
     @property
     def average_cost(self) -> float:
         """Cost per share of the shares held (0 when none are held)."""
-        return round(self.cost_basis / self.quantity, 4) if self.quantity else 0.0
+        return average_cost(self.cost_basis, self.quantity)
 
     def buy(self, quantity: int, price: float, when: datetime) -> float:
         """Add `quantity` shares bought at `price`; returns the cash spent."""

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import calendar
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import ColumnElement, case, func, select
-from sqlalchemy.orm import Session
 
 from mcpgym.servers.finance.models import (
     Dividend,
     Fundamental,
-    Investor,
     Portfolio,
     Position,
     PriceBar,
@@ -21,6 +19,7 @@ from mcpgym.servers.finance.models import (
     Transaction,
     Watchlist,
     WatchlistItem,
+    average_cost,
 )
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import (
@@ -31,8 +30,8 @@ from mcpgym.servers.kernel.fields import (
     next_page,
     page_slice,
 )
-from mcpgym.servers.kernel.lookup import get_or_raise
-from mcpgym.servers.kernel.query import contains_text, fetch_page
+from mcpgym.servers.kernel.lookup import missing
+from mcpgym.servers.kernel.sql import Row, contains_pattern
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
@@ -380,25 +379,44 @@ class DeletedWatchlist(BaseModel):
 
 # ---------------------------------------------------------------- lookups
 
+IN_LIST = "IN (SELECT value FROM json_each(?))"
+"""A condition's set of values, passed as one list parameter."""
 
-def _ticker(ctx: ToolContext, symbol: str) -> Ticker:
-    ticker = ctx.db.scalar(select(Ticker).where(Ticker.symbol == symbol.strip().upper()))
+PORTFOLIOS = ("portfolios.*, investors.name AS owner_name, investors.email AS owner_email",
+              "FROM portfolios JOIN investors ON investors.id = portfolios.investor_id")
+"""The columns and FROM clause of portfolio rows with their owner's name and email."""
+
+WATCHLISTS = ("watchlists.*, investors.name AS owner_name, investors.email AS owner_email",
+              "FROM watchlists JOIN investors ON investors.id = watchlists.investor_id")
+"""The columns and FROM clause of watchlist rows with their owner's name and email."""
+
+
+def _unknown_symbol(symbol: str) -> NotFoundError:
+    return NotFoundError(f"no ticker with symbol {symbol!r}. {SYMBOL_HINT}")
+
+
+def _ticker(ctx: ToolContext, symbol: str) -> Row:
+    ticker = ctx.sql.one("SELECT * FROM tickers WHERE symbol = ?", [symbol.strip().upper()], Ticker)
     if ticker is None:
-        raise NotFoundError(f"no ticker with symbol {symbol!r}. {SYMBOL_HINT}")
+        raise _unknown_symbol(symbol)
     return ticker
 
 
-def _tickers(ctx: ToolContext, symbols: list[str]) -> list[Ticker]:
-    """The tickers of `symbols` in order, each once."""
-    seen: dict[int, Ticker] = {}
-    for symbol in symbols:
-        ticker = _ticker(ctx, symbol)
-        seen.setdefault(ticker.id, ticker)
-    return list(seen.values())
+def _tickers(ctx: ToolContext, symbols: list[str]) -> list[Row]:
+    """The tickers of `symbols` in order, each once, read in one statement; the first unknown
+    symbol is the error."""
+    keys = [symbol.strip().upper() for symbol in symbols]
+    if not keys:
+        return []
+    found = {row["symbol"]: row for row in ctx.sql.all(f"SELECT * FROM tickers WHERE symbol {IN_LIST}", [keys], Ticker)}
+    for symbol, key in zip(symbols, keys):
+        if key not in found:
+            raise _unknown_symbol(symbol)
+    return list({key: found[key] for key in keys}.values())
 
 
-def _investor(ctx: ToolContext, email: str) -> Investor:
-    investor = ctx.db.scalar(select(Investor).where(Investor.email == email.strip().lower()))
+def _investor(ctx: ToolContext, email: str) -> Row:
+    investor = ctx.sql.one("SELECT * FROM investors WHERE email = ?", [email.strip().lower()])
     if investor is None:
         raise NotFoundError(
             f"no {ctx.world.home.name} employee with email {email!r}; portfolios and watchlists "
@@ -407,81 +425,85 @@ def _investor(ctx: ToolContext, email: str) -> Investor:
     return investor
 
 
-def _portfolio(ctx: ToolContext, portfolio_id: int) -> Portfolio:
-    return get_or_raise(ctx, Portfolio, portfolio_id, "portfolio", PORTFOLIO_HINT)
+def _portfolio(ctx: ToolContext, portfolio_id: int) -> Row:
+    """A portfolio's row with its owner's name and email."""
+    columns, source = PORTFOLIOS
+    portfolio = ctx.sql.one(f"SELECT {columns} {source} WHERE portfolios.id = ?", [portfolio_id], Portfolio)
+    if portfolio is None:
+        raise missing("portfolio", portfolio_id, PORTFOLIO_HINT)
+    return portfolio
 
 
-def _watchlist(ctx: ToolContext, watchlist_id: int) -> Watchlist:
-    return get_or_raise(ctx, Watchlist, watchlist_id, "watchlist", WATCHLIST_HINT)
-
-
-def _symbols(db: Session, ticker_ids: list[int]) -> dict[int, Ticker]:
-    return {t.id: t for t in db.scalars(select(Ticker).where(Ticker.id.in_(ticker_ids)))}
+def _watchlist(ctx: ToolContext, watchlist_id: int) -> Row:
+    """A watchlist's row with its owner's name and email."""
+    columns, source = WATCHLISTS
+    watchlist = ctx.sql.one(f"SELECT {columns} {source} WHERE watchlists.id = ?", [watchlist_id], Watchlist)
+    if watchlist is None:
+        raise missing("watchlist", watchlist_id, WATCHLIST_HINT)
+    return watchlist
 
 
 # ---------------------------------------------------------------- market data
 
 
-def _market_day(db: Session) -> date:
+def _market_day(ctx: ToolContext) -> date:
     """The latest trading day: the market is treated as closed there at the world's now."""
-    day: date = db.execute(select(func.max(PriceBar.day))).scalar_one()
+    day: date = ctx.sql.all("SELECT max(day) AS day FROM price_bars", (), PriceBar)[0]["day"]
     return day
 
 
-def _recent_bars(db: Session, ticker_ids: list[int], day: date) -> dict[int, list[PriceBar]]:
-    """The bars of the last ten calendar days up to `day`, oldest first, per ticker."""
-    rows = db.scalars(
-        select(PriceBar).where(PriceBar.ticker_id.in_(ticker_ids), PriceBar.day > day - timedelta(days=10),
-                               PriceBar.day <= day).order_by(PriceBar.ticker_id, PriceBar.day)
-    )
-    bars: dict[int, list[PriceBar]] = {}
-    for bar in rows:
-        bars.setdefault(bar.ticker_id, []).append(bar)
-    return bars
+def _latest_bars(ctx: ToolContext, ticker_ids: list[int], day: date) -> dict[int, tuple[Row, float | None]]:
+    """Per ticker with a bar in the ten calendar days up to `day`: its latest bar there and the
+    close of the bar before it (None if there is none in those days); one row per ticker, each
+    found by index seeks."""
+    since = day - timedelta(days=10)
+    rows = ctx.sql.all(
+        "SELECT price_bars.*, (SELECT close FROM price_bars AS earlier WHERE earlier.ticker_id = price_bars.ticker_id "
+        "AND earlier.day > ? AND earlier.day < price_bars.day ORDER BY earlier.day DESC LIMIT 1) AS previous_close "
+        "FROM json_each(?) AS wanted JOIN price_bars ON price_bars.ticker_id = wanted.value AND price_bars.day = "
+        "(SELECT max(day) FROM price_bars AS latest WHERE latest.ticker_id = wanted.value "
+        "AND latest.day > ? AND latest.day <= ?)", [since, ticker_ids, since, day], PriceBar)
+    return {bar["ticker_id"]: (bar, bar["previous_close"]) for bar in rows}
 
 
-def _quotes(ctx: ToolContext, tickers: list[Ticker]) -> dict[int, QuoteOut]:
+def _change(close: float, previous: float | None) -> tuple[float | None, float | None]:
+    """The change from the previous close, and in percent of it (None without a previous close)."""
+    if previous is None:
+        return None, None
+    change = round(close - previous, 2)
+    return change, round(change / previous * 100, 2)
+
+
+def _quotes(ctx: ToolContext, tickers: Sequence[Row]) -> dict[int, QuoteOut]:
     """Quotes of `tickers` at the latest close, keyed by ticker id."""
-    db, ids, day = ctx.db, [t.id for t in tickers], _market_day(ctx.db)
-    recent = _recent_bars(db, ids, day)
-    year_stats = {
-        tid: (high, low, avg)
-        for tid, high, low, avg in db.execute(
-            select(PriceBar.ticker_id, func.max(PriceBar.high), func.min(PriceBar.low),
-                   func.avg(case((PriceBar.day > day - timedelta(days=91), PriceBar.volume))))
-            .where(PriceBar.ticker_id.in_(ids), PriceBar.day > day - timedelta(days=365), PriceBar.day <= day)
-            .group_by(PriceBar.ticker_id)
-        )
-    }
-    latest = select(Fundamental.ticker_id, func.max(Fundamental.fiscal_year).label("year")).group_by(
-        Fundamental.ticker_id).subquery()
-    eps = dict(db.execute(
-        select(Fundamental.ticker_id, Fundamental.eps)
-        .join(latest, (latest.c.ticker_id == Fundamental.ticker_id) & (latest.c.year == Fundamental.fiscal_year))
-        .where(Fundamental.ticker_id.in_(ids))
-    ).all())
-    dividends = dict(db.execute(
-        select(Dividend.ticker_id, func.sum(Dividend.amount))
-        .where(Dividend.ticker_id.in_(ids), Dividend.ex_date > day - timedelta(days=365), Dividend.ex_date <= day)
-        .group_by(Dividend.ticker_id)
-    ).all())
+    ids, day = [t["id"] for t in tickers], _market_day(ctx)
+    latest = _latest_bars(ctx, ids, day)
+    year_stats = {row["ticker_id"]: row for row in ctx.sql.all(
+        "SELECT ticker_id, max(high) AS high, min(low) AS low, avg(CASE WHEN day > ? THEN volume END) AS volume "
+        f"FROM price_bars WHERE ticker_id {IN_LIST} AND day > ? AND day <= ? GROUP BY ticker_id",
+        [day - timedelta(days=91), ids, day - timedelta(days=365), day])}
+    eps = {row["ticker_id"]: row["eps"] for row in ctx.sql.all(
+        f"SELECT ticker_id, eps FROM fundamentals AS latest WHERE ticker_id {IN_LIST} "
+        "AND fiscal_year = (SELECT max(fiscal_year) FROM fundamentals WHERE ticker_id = latest.ticker_id)", [ids])}
+    dividends = {row["ticker_id"]: row["amount"] for row in ctx.sql.all(
+        f"SELECT ticker_id, sum(amount) AS amount FROM dividends WHERE ticker_id {IN_LIST} "
+        "AND ex_date > ? AND ex_date <= ? GROUP BY ticker_id", [ids, day - timedelta(days=365), day])}
     quotes = {}
     for t in tickers:
-        bars = recent[t.id]
-        last, prev = bars[-1], (bars[-2].close if len(bars) > 1 else None)
-        high, low, avg_volume = year_stats[t.id]
-        change = None if prev is None else round(last.close - prev, 2)
-        trailing_eps = eps.get(t.id)
-        quotes[t.id] = QuoteOut(
-            symbol=t.symbol, name=t.name, exchange=t.exchange, currency=t.currency, price=last.close,
-            previous_close=prev, change=change,
-            change_percent=None if prev is None or change is None else round(change / prev * 100, 2),
-            open=last.open, day_high=last.high, day_low=last.low, volume=last.volume,
-            average_volume_3m=int(avg_volume or 0), fifty_two_week_high=high, fifty_two_week_low=low,
-            market_cap=round(last.close * t.shares_outstanding), trailing_eps=trailing_eps,
-            pe_ratio=round(last.close / trailing_eps, 2) if trailing_eps and trailing_eps > 0 else None,
-            dividend_yield_percent=round(dividends.get(t.id, 0.0) / last.close * 100, 2),
-            trading_day=last.day, as_of=ctx.now,
+        last, prev = latest[t["id"]]
+        stats = year_stats[t["id"]]
+        change, change_percent = _change(last["close"], prev)
+        trailing_eps = eps.get(t["id"])
+        quotes[t["id"]] = QuoteOut(
+            symbol=t["symbol"], name=t["name"], exchange=t["exchange"], currency=t["currency"], price=last["close"],
+            previous_close=prev, change=change, change_percent=change_percent,
+            open=last["open"], day_high=last["high"], day_low=last["low"], volume=last["volume"],
+            average_volume_3m=int(stats["volume"] or 0), fifty_two_week_high=stats["high"],
+            fifty_two_week_low=stats["low"], market_cap=round(last["close"] * t["shares_outstanding"]),
+            trailing_eps=trailing_eps,
+            pe_ratio=round(last["close"] / trailing_eps, 2) if trailing_eps and trailing_eps > 0 else None,
+            dividend_yield_percent=round(dividends.get(t["id"], 0.0) / last["close"] * 100, 2),
+            trading_day=last["day"], as_of=ctx.now,
         )
     return quotes
 
@@ -497,9 +519,9 @@ def _months_before(day: date, months: int) -> date:
 PERIOD_MONTHS = {"1mo": 1, "3mo": 3, "6mo": 6, "1y": 12, "2y": 24, "5y": 60}
 
 
-def _window(db: Session, period: str, start: datetime | None, end: datetime | None) -> tuple[date | None, date]:
+def _window(ctx: ToolContext, period: str, start: datetime | None, end: datetime | None) -> tuple[date | None, date]:
     """First and last day of a window (first None for all history); the last is at most the market day."""
-    market_day = _market_day(db)
+    market_day = _market_day(ctx)
     last = min(end.date(), market_day) if end is not None else market_day
     if start is not None:
         first: date | None = start.date()
@@ -508,8 +530,9 @@ def _window(db: Session, period: str, start: datetime | None, end: datetime | No
     elif period == "ytd":
         first = date(last.year, 1, 1)
     elif period == "5d":
-        first = db.scalar(select(PriceBar.day).where(PriceBar.day <= last).distinct()
-                          .order_by(PriceBar.day.desc()).offset(4).limit(1))
+        fifth = ctx.sql.one("SELECT DISTINCT day FROM price_bars WHERE day <= ? ORDER BY day DESC LIMIT 1 OFFSET 4",
+                            [last], PriceBar)
+        first = None if fifth is None else fifth["day"]
     else:
         first = _months_before(last, PERIOD_MONTHS[period])
     if first is not None and first > last:
@@ -517,11 +540,21 @@ def _window(db: Session, period: str, start: datetime | None, end: datetime | No
     return first, last
 
 
-def _bars(db: Session, ticker_id: int, first: date | None, last: date) -> list[PriceBar]:
-    clauses = [PriceBar.ticker_id == ticker_id, PriceBar.day <= last]
-    if first is not None:
-        clauses.append(PriceBar.day >= first)
-    return list(db.scalars(select(PriceBar).where(*clauses).order_by(PriceBar.day)))
+def _day_clauses(first: date | None, last: date) -> tuple[str, list[Any]]:
+    """The condition on `price_bars.day` of a window, and its parameters."""
+    if first is None:
+        return "price_bars.day <= ?", [last]
+    return "price_bars.day <= ? AND price_bars.day >= ?", [last, first]
+
+
+def _bars(ctx: ToolContext, ticker_ids: list[int], first: date | None, last: date) -> dict[int, list[Row]]:
+    """The daily bars of tickers in a window, oldest first, per ticker (tickers without one left out)."""
+    days, params = _day_clauses(first, last)
+    bars: dict[int, list[Row]] = {}
+    for bar in ctx.sql.all(f"SELECT * FROM price_bars WHERE ticker_id {IN_LIST} AND {days} ORDER BY ticker_id, day",
+                           [ticker_ids, *params], PriceBar):
+        bars.setdefault(bar["ticker_id"], []).append(bar)
+    return bars
 
 
 def _bucket(day: date, interval: str) -> date:
@@ -532,148 +565,166 @@ def _bucket(day: date, interval: str) -> date:
     return day
 
 
-def _aggregate(bars: list[PriceBar], interval: str) -> list[BarOut]:
+def _aggregate(bars: list[Row], interval: str) -> list[BarOut]:
     """Daily bars merged into weekly (Monday-based) or calendar-month bars."""
-    out: list[BarOut] = []
+    merged: list[dict[str, Any]] = []
     key: date | None = None
     for bar in bars:
-        bucket = _bucket(bar.day, interval)
-        if out and bucket == key:
-            current = out[-1]
-            current.high, current.low = max(current.high, bar.high), min(current.low, bar.low)
-            current.close, current.volume = bar.close, current.volume + bar.volume
+        bucket = _bucket(bar["day"], interval)
+        if merged and bucket == key:
+            current = merged[-1]
+            current["high"], current["low"] = max(current["high"], bar["high"]), min(current["low"], bar["low"])
+            current["close"], current["volume"] = bar["close"], current["volume"] + bar["volume"]
         else:
-            out.append(BarOut(date=bar.day, open=bar.open, high=bar.high, low=bar.low, close=bar.close,
-                              volume=bar.volume))
+            merged.append({"date": bar["day"], "open": bar["open"], "high": bar["high"], "low": bar["low"],
+                           "close": bar["close"], "volume": bar["volume"]})
             key = bucket
+    return [BarOut(**values) for values in merged]
+
+
+def _fiscal_years(ctx: ToolContext, ticker: Row, years: int) -> list[FiscalYearOut]:
+    """A ticker's newest `years` fiscal years, newest first, each with its year-end close and the
+    dividends with ex-date in the year (read in one statement, with the year before the oldest
+    for its growth)."""
+    rows = ctx.sql.all(
+        "SELECT fundamentals.*, "
+        "(SELECT close FROM price_bars WHERE price_bars.ticker_id = fundamentals.ticker_id "
+        "AND price_bars.day <= fundamentals.period_end ORDER BY price_bars.day DESC LIMIT 1) AS year_end_close, "
+        "(SELECT coalesce(sum(amount), 0.0) FROM dividends WHERE dividends.ticker_id = fundamentals.ticker_id "
+        "AND dividends.ex_date >= printf('%04d-01-01', fundamentals.fiscal_year) "
+        "AND dividends.ex_date <= fundamentals.period_end) AS year_dividends "
+        "FROM fundamentals WHERE ticker_id = ? ORDER BY fiscal_year DESC LIMIT ?",
+        [ticker["id"], years + 1], Fundamental)
+    out = []
+    for row, previous in zip(rows[:years], [*rows[1:], None]):
+        price = None if ticker["listed_on"] > row["period_end"] else row["year_end_close"]
+        dps = round(row["year_dividends"] or 0.0, 2)
+        growth = None if previous is None else round((row["revenue"] / previous["revenue"] - 1) * 100, 2)
+        out.append(FiscalYearOut(
+            **row, net_margin_percent=round(row["net_income"] / row["revenue"] * 100, 2),
+            revenue_growth_percent=growth,
+            year_end_price=price,
+            pe_ratio=round(price / row["eps"], 2) if price is not None and row["eps"] > 0 else None,
+            dividends_per_share=dps,
+            dividend_yield_percent=None if price is None else round(dps / price * 100, 2),
+        ))
     return out
 
 
-def _year_end_close(db: Session, ticker: Ticker, period_end: date) -> float | None:
-    if ticker.listed_on > period_end:
-        return None
-    return db.scalar(select(PriceBar.close).where(PriceBar.ticker_id == ticker.id, PriceBar.day <= period_end)
-                     .order_by(PriceBar.day.desc()).limit(1))
+def _dividend_out(row: Row, now: datetime) -> DividendOut:
+    return DividendOut(**row, status="upcoming" if row["pay_date"] > now.date() else "paid")
 
 
-def _fiscal_year(db: Session, ticker: Ticker, row: Fundamental, previous: Fundamental | None) -> FiscalYearOut:
-    price = _year_end_close(db, ticker, row.period_end)
-    dps = round(db.scalar(select(func.coalesce(func.sum(Dividend.amount), 0.0)).where(
-        Dividend.ticker_id == ticker.id, Dividend.ex_date >= date(row.fiscal_year, 1, 1),
-        Dividend.ex_date <= row.period_end)) or 0.0, 2)
-    return FiscalYearOut(
-        fiscal_year=row.fiscal_year, period_end=row.period_end, revenue=row.revenue,
-        gross_profit=row.gross_profit, operating_income=row.operating_income, net_income=row.net_income,
-        free_cash_flow=row.free_cash_flow, diluted_shares=row.diluted_shares, eps=row.eps,
-        net_margin_percent=round(row.net_income / row.revenue * 100, 2),
-        revenue_growth_percent=None if previous is None else round((row.revenue / previous.revenue - 1) * 100, 2),
-        year_end_price=price,
-        pe_ratio=round(price / row.eps, 2) if price is not None and row.eps > 0 else None,
-        dividends_per_share=dps,
-        dividend_yield_percent=None if price is None else round(dps / price * 100, 2),
-    )
+def _returns(ctx: ToolContext, tickers: list[Row], first: date | None, last: date) -> list[ReturnOut]:
+    """The return of each ticker over a window, in the order given; a ticker without a trading
+    day in the window is the error."""
+    ids = [t["id"] for t in tickers]
+    bars = _bars(ctx, ids, first, last)
+    days, params = _day_clauses(first, last)
+    dividends = {row["ticker_id"]: row["amount"] for row in ctx.sql.all(
+        "WITH spans AS (SELECT ticker_id, min(day) AS first_day, max(day) AS last_day FROM price_bars "
+        f"WHERE ticker_id {IN_LIST} AND {days} GROUP BY ticker_id) "
+        "SELECT spans.ticker_id, (SELECT coalesce(sum(amount), 0.0) FROM dividends "
+        "WHERE dividends.ticker_id = spans.ticker_id AND dividends.ex_date > spans.first_day "
+        "AND dividends.ex_date <= spans.last_day) AS amount FROM spans", [ids, *params])}
+    out = []
+    for ticker in tickers:
+        held = bars.get(ticker["id"])
+        if not held:
+            raise InvalidArgumentError(f"{ticker['symbol']} has no trading days between {first} and {last} "
+                                       f"(listed on {ticker['listed_on']})")
+        out.append(_return(ticker, held, dividends[ticker["id"]] or 0.0, first))
+    return out
 
 
-def _dividend_out(d: Dividend, symbol: str, now: datetime) -> DividendOut:
-    return DividendOut(symbol=symbol, declared_on=d.declared_on, ex_date=d.ex_date, pay_date=d.pay_date,
-                       amount=d.amount, status="upcoming" if d.pay_date > now.date() else "paid")
-
-
-def _return(db: Session, ticker: Ticker, first: date | None, last: date) -> ReturnOut:
-    bars = _bars(db, ticker.id, first, last)
-    if not bars:
-        raise InvalidArgumentError(f"{ticker.symbol} has no trading days between {first} and {last} "
-                                   f"(listed on {ticker.listed_on})")
+def _return(ticker: Row, bars: list[Row], dividends: float, first: date | None) -> ReturnOut:
     start, end = bars[0], bars[-1]
-    dividends = db.scalar(select(func.coalesce(func.sum(Dividend.amount), 0.0)).where(
-        Dividend.ticker_id == ticker.id, Dividend.ex_date > start.day, Dividend.ex_date <= end.day)) or 0.0
-    peak, drawdown = start.close, 0.0
+    peak, drawdown = start["close"], 0.0
     for bar in bars:
-        peak = max(peak, bar.close)
-        drawdown = min(drawdown, bar.close / peak - 1)
+        peak = max(peak, bar["close"])
+        drawdown = min(drawdown, bar["close"] / peak - 1)
     return ReturnOut(
-        symbol=ticker.symbol, name=ticker.name, start_date=start.day, end_date=end.day,
-        start_price=start.close, end_price=end.close,
-        price_return_percent=round((end.close / start.close - 1) * 100, 2),
+        symbol=ticker["symbol"], name=ticker["name"], start_date=start["day"], end_date=end["day"],
+        start_price=start["close"], end_price=end["close"],
+        price_return_percent=round((end["close"] / start["close"] - 1) * 100, 2),
         dividends_per_share=round(dividends, 2),
-        total_return_percent=round((end.close + dividends - start.close) / start.close * 100, 2),
-        period_high=max(b.high for b in bars), period_low=min(b.low for b in bars),
+        total_return_percent=round((end["close"] + dividends - start["close"]) / start["close"] * 100, 2),
+        period_high=max(b["high"] for b in bars), period_low=min(b["low"] for b in bars),
         max_drawdown_percent=round(drawdown * 100, 2),
-        full_period=first is None or ticker.listed_on <= first,
+        full_period=first is None or ticker["listed_on"] <= first,
     )
 
 
 # ---------------------------------------------------------------- portfolios
 
 
-def _closes(db: Session, ticker_ids: list[int]) -> dict[int, tuple[float, float]]:
-    """Latest close and previous close per ticker."""
-    recent = _recent_bars(db, ticker_ids, _market_day(db))
-    return {tid: (bars[-1].close, bars[-2].close if len(bars) > 1 else bars[-1].close)
-            for tid, bars in recent.items()}
+def _closes(ctx: ToolContext, ticker_ids: list[int], day: date) -> dict[int, tuple[float, float]]:
+    """Latest close and previous close per ticker (the latest again when there is no previous)."""
+    return {tid: (bar["close"], bar["close"] if previous is None else previous)
+            for tid, (bar, previous) in _latest_bars(ctx, ticker_ids, day).items()}
 
 
-def _positions(db: Session, portfolio_ids: list[int], include_closed: bool = False) -> dict[int, list[Position]]:
-    clauses: list[ColumnElement[bool]] = [Position.portfolio_id.in_(portfolio_ids)]
-    if not include_closed:
-        clauses.append(Position.quantity > 0)
-    out: dict[int, list[Position]] = {pid: [] for pid in portfolio_ids}
-    for position in db.scalars(select(Position).where(*clauses).order_by(Position.id)):
-        out[position.portfolio_id].append(position)
+def _positions(ctx: ToolContext, portfolio_ids: list[int], include_closed: bool = False) -> dict[int, list[Row]]:
+    """The positions of portfolios by id, each with its ticker's symbol and name."""
+    closed = "" if include_closed else " AND positions.quantity > 0"
+    out: dict[int, list[Row]] = {pid: [] for pid in portfolio_ids}
+    for position in ctx.sql.all(
+            "SELECT positions.*, tickers.symbol, tickers.name FROM positions "
+            f"JOIN tickers ON tickers.id = positions.ticker_id WHERE positions.portfolio_id {IN_LIST}{closed} "
+            "ORDER BY positions.id", [portfolio_ids], Position):
+        out[position["portfolio_id"]].append(position)
     return out
 
 
-def _position_out(
-    p: Position, ticker: Ticker, close: float, previous: float, portfolio_value: float
-) -> PositionOut:
-    """A position valued at `close`; its weight is relative to `portfolio_value` (the market value)."""
-    value = round(p.quantity * close, 2)
+def _market_value(held: list[Row], closes: dict[int, tuple[float, float]]) -> float:
+    """Quantity times latest close, summed over positions."""
+    return round(sum(p["quantity"] * closes[p["ticker_id"]][0] for p in held), 2)
+
+
+def _position_out(p: Row, close: float, previous: float, portfolio_value: float) -> PositionOut:
+    """A position (with its ticker's symbol and name) valued at `close`; its weight is relative
+    to `portfolio_value` (the market value)."""
+    value = round(p["quantity"] * close, 2)
     return PositionOut(
-        symbol=ticker.symbol, name=ticker.name, quantity=p.quantity, average_cost=p.average_cost,
-        cost_basis=p.cost_basis, price=close, market_value=value,
-        unrealized_pnl=round(value - p.cost_basis, 2),
-        unrealized_pnl_percent=round((value / p.cost_basis - 1) * 100, 2) if p.cost_basis else None,
-        day_change=round(p.quantity * (close - previous), 2),
+        symbol=p["symbol"], name=p["name"], quantity=p["quantity"],
+        average_cost=average_cost(p["cost_basis"], p["quantity"]), cost_basis=p["cost_basis"], price=close,
+        market_value=value, unrealized_pnl=round(value - p["cost_basis"], 2),
+        unrealized_pnl_percent=round((value / p["cost_basis"] - 1) * 100, 2) if p["cost_basis"] else None,
+        day_change=round(p["quantity"] * (close - previous), 2),
         weight_percent=round(value / portfolio_value * 100, 2) if portfolio_value else 0.0,
-        realized_pnl=p.realized_pnl, opened_at=p.opened_at,
+        realized_pnl=p["realized_pnl"], opened_at=p["opened_at"],
     )
 
 
 def _summaries(
-    db: Session, portfolios: list[Portfolio], include_closed: bool = False
+    ctx: ToolContext, portfolios: list[Row], include_closed: bool = False
 ) -> list[tuple[PortfolioSummary, list[PositionOut]]]:
-    """Each portfolio valued at the latest close, with its positions, largest market value first."""
-    ids = [p.id for p in portfolios]
-    positions = _positions(db, ids, include_closed)
-    ticker_ids = sorted({pos.ticker_id for group in positions.values() for pos in group})
-    tickers, closes = _symbols(db, ticker_ids), _closes(db, ticker_ids)
-    owners = {i.id: i for i in db.scalars(select(Investor).where(
-        Investor.id.in_([p.investor_id for p in portfolios])))}
+    """Each portfolio (a row with its owner) valued at the latest close, with its positions,
+    largest market value first."""
+    positions = _positions(ctx, [p["id"] for p in portfolios], include_closed)
+    ticker_ids = sorted({pos["ticker_id"] for group in positions.values() for pos in group})
+    closes = _closes(ctx, ticker_ids, _market_day(ctx)) if ticker_ids else {}
     out = []
     for p in portfolios:
-        held = positions[p.id]
-        market_value = round(sum(pos.quantity * closes[pos.ticker_id][0] for pos in held), 2)
-        rows = sorted((_position_out(pos, tickers[pos.ticker_id], *closes[pos.ticker_id], market_value)
-                       for pos in held), key=lambda r: (-r.market_value, r.symbol))
-        owner = owners[p.investor_id]
+        held = positions[p["id"]]
+        market_value = _market_value(held, closes)
+        rows = sorted((_position_out(pos, *closes[pos["ticker_id"]], market_value) for pos in held),
+                      key=lambda r: (-r.market_value, r.symbol))
         summary = PortfolioSummary(
-            id=p.id, name=p.name, kind=p.kind, owner_name=owner.name, owner_email=owner.email,
-            currency=p.currency, cash=p.cash, market_value=market_value,
-            total_value=round(p.cash + market_value, 2),
+            **p, market_value=market_value, total_value=round(p["cash"] + market_value, 2),
             unrealized_pnl=round(sum(r.unrealized_pnl for r in rows), 2),
             open_positions=sum(1 for r in rows if r.quantity > 0),
-            created_at=p.created_at,
         )
         out.append((summary, rows))
     return out
 
 
-def _detail(db: Session, portfolio: Portfolio, include_closed: bool) -> PortfolioDetail:
-    summary, rows = _summaries(db, [portfolio], include_closed)[0]
-    realized = db.scalar(select(func.coalesce(func.sum(Position.realized_pnl), 0.0)).where(
-        Position.portfolio_id == portfolio.id)) or 0.0
-    sums = dict(db.execute(select(Transaction.kind, func.sum(Transaction.amount)).where(
-        Transaction.portfolio_id == portfolio.id).group_by(Transaction.kind)).all())
+def _detail(ctx: ToolContext, portfolio: Row, include_closed: bool) -> PortfolioDetail:
+    summary, rows = _summaries(ctx, [portfolio], include_closed)[0]
+    realized = ctx.sql.scalar("SELECT coalesce(sum(realized_pnl), 0.0) FROM positions WHERE portfolio_id = ?",
+                              [portfolio["id"]]) or 0.0
+    sums = {row["kind"]: row["amount"] for row in ctx.sql.all(
+        "SELECT kind, sum(amount) AS amount FROM transactions WHERE portfolio_id = ? GROUP BY kind", [portfolio["id"]])}
     net_deposits = round(sums.get("deposit", 0.0) + sums.get("withdrawal", 0.0), 2)
     return PortfolioDetail(
         **summary.model_dump(), positions=rows, realized_pnl=round(realized, 2), net_deposits=net_deposits,
@@ -682,50 +733,76 @@ def _detail(db: Session, portfolio: Portfolio, include_closed: bool) -> Portfoli
     )
 
 
-def _transaction_out(t: Transaction, symbol: str | None) -> TransactionOut:
-    return TransactionOut(
-        id=t.id, portfolio_id=t.portfolio_id, kind=t.kind, symbol=symbol, quantity=t.quantity, price=t.price,
-        amount=t.amount, realized_pnl=t.realized_pnl, trade_date=t.trade_date, executed_at=t.executed_at,
-    )
-
-
-def _record(ctx: ToolContext, portfolio: Portfolio, kind: str, amount: float, ticker: Ticker | None = None,
+def _record(ctx: ToolContext, portfolio: Row, kind: str, amount: float, day: date, ticker: Row | None = None,
             quantity: int | None = None, price: float | None = None, pnl: float | None = None) -> TransactionOut:
-    portfolio.cash = round(portfolio.cash + amount, 2)
-    transaction = Transaction(
-        portfolio_id=portfolio.id, kind=kind, ticker_id=ticker.id if ticker else None, quantity=quantity,
-        price=price, amount=amount, realized_pnl=pnl, trade_date=_market_day(ctx.db), executed_at=ctx.now,
-    )
-    ctx.db.add(transaction)
-    ctx.db.flush()
-    return _transaction_out(transaction, ticker.symbol if ticker else None)
+    """Move `amount` into the portfolio's cash (in `portfolio` too) and write the transaction,
+    traded on `day`."""
+    portfolio["cash"] = round(portfolio["cash"] + amount, 2)
+    ctx.sql.execute("UPDATE portfolios SET cash = ? WHERE id = ?", [portfolio["cash"], portfolio["id"]])
+    ticker_id = None if ticker is None else ticker["id"]
+    transaction_id = ctx.sql.insert(
+        "INSERT INTO transactions (portfolio_id, kind, ticker_id, quantity, price, amount, realized_pnl, trade_date, "
+        "executed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [portfolio["id"], kind, ticker_id, quantity, price, amount, pnl, day, ctx.now])
+    return TransactionOut(id=transaction_id, portfolio_id=portfolio["id"], kind=kind,
+                          symbol=None if ticker is None else ticker["symbol"], quantity=quantity, price=price,
+                          amount=amount, realized_pnl=pnl, trade_date=day, executed_at=ctx.now)
 
 
-def _trade_result(ctx: ToolContext, portfolio: Portfolio, ticker: Ticker, position: Position,
-                  transaction: TransactionOut) -> TradeResult:
-    close, previous = _closes(ctx.db, [ticker.id])[ticker.id]
-    summary, _ = _summaries(ctx.db, [portfolio])[0]
-    return TradeResult(transaction=transaction, cash=portfolio.cash,
-                       position=_position_out(position, ticker, close, previous, summary.market_value))
+def _holding(ctx: ToolContext, portfolio_id: int, ticker_id: int) -> Position | None:
+    """The position of a ticker in a portfolio, as an unsaved model whose `buy` and `sell` do
+    the arithmetic; None if the portfolio never held the ticker."""
+    row = ctx.sql.one("SELECT * FROM positions WHERE portfolio_id = ? AND ticker_id = ?", [portfolio_id, ticker_id],
+                      Position)
+    return None if row is None else Position(**row)
+
+
+def _save_position(ctx: ToolContext, position: Position) -> Row:
+    """Write a position (an INSERT if it has no id yet); its row as written."""
+    row = {column.key: getattr(position, column.key) for column in Position.__table__.columns}
+    if row["id"] is None:
+        row["id"] = ctx.sql.insert(
+            "INSERT INTO positions (portfolio_id, ticker_id, quantity, cost_basis, realized_pnl, opened_at, "
+            "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [row["portfolio_id"], row["ticker_id"], row["quantity"], row["cost_basis"], row["realized_pnl"],
+             row["opened_at"], row["updated_at"]])
+    else:
+        ctx.sql.execute(
+            "UPDATE positions SET quantity = ?, cost_basis = ?, realized_pnl = ?, opened_at = ?, updated_at = ? "
+            "WHERE id = ?",
+            [row["quantity"], row["cost_basis"], row["realized_pnl"], row["opened_at"], row["updated_at"], row["id"]])
+    return row
+
+
+def _trade_result(ctx: ToolContext, portfolio: Row, ticker: Row, position: Row, transaction: TransactionOut,
+                  day: date) -> TradeResult:
+    """The trade, the traded position valued within the portfolio's market value, and the cash."""
+    held = _positions(ctx, [portfolio["id"]])[portfolio["id"]]
+    closes = _closes(ctx, sorted({p["ticker_id"] for p in held} | {ticker["id"]}), day)
+    traded = {**position, "symbol": ticker["symbol"], "name": ticker["name"]}
+    return TradeResult(transaction=transaction, cash=portfolio["cash"],
+                       position=_position_out(traded, *closes[ticker["id"]], _market_value(held, closes)))
 
 
 # ---------------------------------------------------------------- watchlists
 
 
-def _watchlist_summaries(db: Session, watchlists: list[Watchlist]) -> list[WatchlistSummary]:
-    ids = [w.id for w in watchlists]
-    symbols: dict[int, list[str]] = {i: [] for i in ids}
-    for wid, symbol in db.execute(select(WatchlistItem.watchlist_id, Ticker.symbol).join(
-            Ticker, Ticker.id == WatchlistItem.ticker_id).where(WatchlistItem.watchlist_id.in_(ids))
-            .order_by(Ticker.symbol)):
-        symbols[wid].append(symbol)
-    owners = {i.id: i for i in db.scalars(select(Investor).where(
-        Investor.id.in_([w.investor_id for w in watchlists])))}
-    return [
-        WatchlistSummary(id=w.id, name=w.name, owner_name=owners[w.investor_id].name,
-                         owner_email=owners[w.investor_id].email, symbols=symbols[w.id], created_at=w.created_at)
-        for w in watchlists
-    ]
+def _watchlist_summaries(ctx: ToolContext, watchlists: list[Row]) -> list[WatchlistSummary]:
+    """Summaries of watchlist rows (with their owners), their symbols (A-Z) read in one statement."""
+    symbols: dict[int, list[str]] = {w["id"]: [] for w in watchlists}
+    for item in ctx.sql.all(
+            "SELECT watchlist_items.watchlist_id, tickers.symbol FROM watchlist_items "
+            f"JOIN tickers ON tickers.id = watchlist_items.ticker_id WHERE watchlist_items.watchlist_id {IN_LIST} "
+            "ORDER BY tickers.symbol, watchlist_items.watchlist_id", [list(symbols)]):
+        symbols[item["watchlist_id"]].append(item["symbol"])
+    return [WatchlistSummary(**w, symbols=symbols[w["id"]]) for w in watchlists]
+
+
+def _add_items(ctx: ToolContext, watchlist_id: int, ticker_ids: list[int]) -> None:
+    """Put tickers on a watchlist, in the order given."""
+    if ticker_ids:
+        ctx.sql.execute("INSERT INTO watchlist_items (watchlist_id, ticker_id, added_at) "
+                        "SELECT ?, value, ? FROM json_each(?) ORDER BY key", [watchlist_id, ctx.now, ticker_ids])
 
 
 # ---------------------------------------------------------------- reads: market data
@@ -753,28 +830,35 @@ def search_tickers(
 
     Each result carries the latest price, today's % change and the market cap.
     """
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if query:
-        clauses.append(contains_text(query, Ticker.name, Ticker.symbol))
+        clauses.append("(lower(name) LIKE ? ESCAPE '/' OR lower(symbol) LIKE ? ESCAPE '/')")
+        params += [contains_pattern(query.strip().lower())] * 2
     if sector:
-        clauses.append(Ticker.sector == sector)
+        clauses.append("sector = ?")
+        params.append(sector)
     if industry:
-        clauses.append(contains_text(industry, Ticker.industry))
+        clauses.append("lower(industry) LIKE ? ESCAPE '/'")
+        params.append(contains_pattern(industry.strip().lower()))
     if exchange:
-        clauses.append(Ticker.exchange == exchange)
+        clauses.append("exchange = ?")
+        params.append(exchange)
     if country:
-        clauses.append(func.lower(Ticker.country) == country.strip().lower())
-    tickers = list(ctx.db.scalars(select(Ticker).where(*clauses).order_by(Ticker.symbol)))
-    quotes = _quotes(ctx, tickers) if tickers else {}
-    rows = [
-        TickerSummary(symbol=t.symbol, name=t.name, exchange=t.exchange, sector=t.sector, industry=t.industry,
-                      country=t.country, price=quotes[t.id].price, change_percent=quotes[t.id].change_percent,
-                      market_cap=quotes[t.id].market_cap, volume=quotes[t.id].volume)
-        for t in tickers
-        if (min_market_cap is None or quotes[t.id].market_cap >= min_market_cap)
-        and (max_market_cap is None or quotes[t.id].market_cap <= max_market_cap)
-    ]
-    rows.sort(key=lambda r: r.symbol)
+        clauses.append("lower(country) = ?")
+        params.append(country.strip().lower())
+    tickers = ctx.sql.all("SELECT id, symbol, name, exchange, sector, industry, country, shares_outstanding "
+                          f"FROM tickers WHERE {' AND '.join(clauses)} ORDER BY symbol", params)
+    latest = _latest_bars(ctx, [t["id"] for t in tickers], _market_day(ctx)) if tickers else {}
+    rows = []
+    for t in tickers:
+        last, previous = latest[t["id"]]
+        market_cap = round(last["close"] * t["shares_outstanding"])
+        if (min_market_cap is None or market_cap >= min_market_cap) and (
+                max_market_cap is None or market_cap <= max_market_cap):
+            rows.append(TickerSummary(**t, price=last["close"], change_percent=_change(last["close"], previous)[1],
+                                      market_cap=market_cap, volume=last["volume"]))
+    # A stable sort: ties keep the symbol order the statement gave.
     rows.sort(key=lambda r: getattr(r, sort_by) if getattr(r, sort_by) is not None else 0,
               reverse=sort_order == "desc")
     offset, limit = page_slice(page, per_page)
@@ -786,14 +870,8 @@ def search_tickers(
 def get_company_profile(ctx: ToolContext, symbol: Symbol) -> CompanyProfile:
     """Get a company's profile: exchange, sector, industry, headquarters, employees, description, market cap."""
     ticker = _ticker(ctx, symbol)
-    quote = _quotes(ctx, [ticker])[ticker.id]
-    return CompanyProfile(
-        symbol=ticker.symbol, name=ticker.name, organization_id=ticker.organization_id, exchange=ticker.exchange,
-        sector=ticker.sector, industry=ticker.industry, country=ticker.country, city=ticker.city,
-        website=ticker.website, employees=ticker.employees, description=ticker.description,
-        currency=ticker.currency, shares_outstanding=ticker.shares_outstanding, price=quote.price,
-        market_cap=quote.market_cap, listed_on=ticker.listed_on, next_earnings_date=ticker.next_earnings_date,
-    )
+    close = _latest_bars(ctx, [ticker["id"]], _market_day(ctx))[ticker["id"]][0]["close"]
+    return CompanyProfile(**ticker, price=close, market_cap=round(close * ticker["shares_outstanding"]))
 
 
 @tools.tool(examples=[{"symbols": ["GREE", "cros"]}])
@@ -804,7 +882,7 @@ def get_quotes(ctx: ToolContext, symbols: Symbols) -> QuoteList:
     """
     tickers = _tickers(ctx, symbols)
     quotes = _quotes(ctx, tickers)
-    return QuoteList(quotes=[quotes[t.id] for t in tickers])
+    return QuoteList(quotes=[quotes[t["id"]] for t in tickers])
 
 
 @tools.tool(examples=[
@@ -823,9 +901,9 @@ def get_price_history(
 ) -> PriceHistory:
     """Get OHLCV price bars of a ticker over a period or date range, oldest first (USD, volume in shares)."""
     ticker = _ticker(ctx, symbol)
-    first, last = _window(ctx.db, period, start, end)
-    bars = _aggregate(_bars(ctx.db, ticker.id, first, last), interval)
-    return PriceHistory(symbol=ticker.symbol, interval=interval,
+    first, last = _window(ctx, period, start, end)
+    bars = _aggregate(_bars(ctx, [ticker["id"]], first, last).get(ticker["id"], []), interval)
+    return PriceHistory(symbol=ticker["symbol"], interval=interval,
                         start_date=bars[0].date if bars else None, end_date=bars[-1].date if bars else None,
                         bars=bars)
 
@@ -838,11 +916,8 @@ def get_fundamentals(
 ) -> Fundamentals:
     """Get annual results by fiscal year (calendar years): revenue, profits, EPS, P/E and dividend yield at year end."""
     ticker = _ticker(ctx, symbol)
-    rows = list(ctx.db.scalars(select(Fundamental).where(Fundamental.ticker_id == ticker.id)
-                               .order_by(Fundamental.fiscal_year)))
-    out = [_fiscal_year(ctx.db, ticker, row, rows[i - 1] if i else None) for i, row in enumerate(rows)]
-    return Fundamentals(symbol=ticker.symbol, name=ticker.name, shares_outstanding=ticker.shares_outstanding,
-                        years=out[::-1][:years])
+    return Fundamentals(symbol=ticker["symbol"], name=ticker["name"], shares_outstanding=ticker["shares_outstanding"],
+                        years=_fiscal_years(ctx, ticker, years))
 
 
 @tools.tool(examples=[{"status": "upcoming"}, {"symbol": "CROS", "ex_after": "2024-01-01"}])
@@ -857,23 +932,29 @@ def get_dividends(
     per_page: PerPage = 25,
 ) -> DividendPage:
     """List declared cash dividends per share (ex-date, pay date, amount), for one ticker or all; includes upcoming ones."""
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if symbol:
-        clauses.append(Dividend.ticker_id == _ticker(ctx, symbol).id)
+        clauses.append("dividends.ticker_id = ?")
+        params.append(_ticker(ctx, symbol)["id"])
     if ex_after is not None:
-        clauses.append(Dividend.ex_date >= ex_after.date())
+        clauses.append("dividends.ex_date >= ?")
+        params.append(ex_after.date())
     if ex_before is not None:
-        clauses.append(Dividend.ex_date <= ex_before.date())
+        clauses.append("dividends.ex_date <= ?")
+        params.append(ex_before.date())
     if status is not None:
-        today = ctx.now.date()
-        clauses.append(Dividend.pay_date > today if status == "upcoming" else Dividend.pay_date <= today)
-    order = Dividend.ex_date.asc() if sort_order == "asc" else Dividend.ex_date.desc()
-    statement = (select(Dividend, Ticker.symbol).join(Ticker, Ticker.id == Dividend.ticker_id)
-                 .where(*clauses).order_by(order, Ticker.symbol))
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    amount = ctx.db.scalar(select(func.coalesce(func.sum(Dividend.amount), 0.0)).where(*clauses)) or 0.0
-    return DividendPage(dividends=[_dividend_out(d, s, ctx.now) for d, s in rows], total=total,
-                        total_amount=round(amount, 2), page=page, next_page=following)
+        clauses.append("dividends.pay_date > ?" if status == "upcoming" else "dividends.pay_date <= ?")
+        params.append(ctx.now.date())
+    where = " AND ".join(clauses)
+    direction = "ASC" if sort_order == "asc" else "DESC"
+    found = ctx.sql.page("dividends.*, tickers.symbol",
+                         f"FROM dividends JOIN tickers ON tickers.id = dividends.ticker_id WHERE {where} "
+                         f"ORDER BY dividends.ex_date {direction}, tickers.symbol, dividends.id",
+                         params, page, per_page, Dividend)
+    amount = ctx.sql.scalar(f"SELECT coalesce(sum(dividends.amount), 0.0) FROM dividends WHERE {where}", params) or 0.0
+    return DividendPage(dividends=[_dividend_out(row, ctx.now) for row in found.rows], total=found.total,
+                        total_amount=round(amount, 2), page=page, next_page=found.next_page)
 
 
 @tools.tool(examples=[{"symbols": ["GREE", "CROS", "WALK"], "period": "1y"}])
@@ -889,8 +970,8 @@ def compare_returns(
     Returns run from the close of the first trading day in the window to the close of the last one.
     """
     tickers = _tickers(ctx, symbols)
-    first, last = _window(ctx.db, period, start, end)
-    returns = [_return(ctx.db, t, first, last) for t in tickers]
+    first, last = _window(ctx, period, start, end)
+    returns = _returns(ctx, tickers, first, last)
     ranking = [r.symbol for r in sorted(returns, key=lambda r: -r.total_return_percent)]
     return ReturnComparison(returns=returns, ranking=ranking)
 
@@ -902,14 +983,11 @@ def compare_returns(
 def get_investor(ctx: ToolContext, email: Email) -> InvestorOut:
     """Look up an employee by email: name, email, organisation, job title, and their portfolios and watchlists."""
     investor = _investor(ctx, email)
-    portfolios = ctx.db.scalars(select(Portfolio).where(Portfolio.investor_id == investor.id).order_by(Portfolio.id))
-    watchlists = ctx.db.scalars(select(Watchlist).where(Watchlist.investor_id == investor.id).order_by(Watchlist.id))
-    return InvestorOut(
-        person_id=investor.person_id, name=investor.name, email=investor.email,
-        organization_name=investor.organization_name, job_title=investor.job_title,
-        portfolios=[PortfolioRef(id=p.id, name=p.name, kind=p.kind) for p in portfolios],
-        watchlists=[WatchlistRef(id=w.id, name=w.name) for w in watchlists],
-    )
+    portfolios = ctx.sql.all("SELECT id, name, kind FROM portfolios WHERE investor_id = ? ORDER BY id",
+                             [investor["id"]])
+    watchlists = ctx.sql.all("SELECT id, name FROM watchlists WHERE investor_id = ? ORDER BY id", [investor["id"]])
+    return InvestorOut(**investor, portfolios=[PortfolioRef(**p) for p in portfolios],
+                       watchlists=[WatchlistRef(**w) for w in watchlists])
 
 
 @tools.tool(examples=[{"kind": "personal"}, {"owner_email": "tanya.wagner@northwindsystems.com"}])
@@ -921,15 +999,19 @@ def list_portfolios(
     per_page: PerPage = 25,
 ) -> PortfolioPage:
     """List portfolios with owner, cash, market value and total value at the latest close, by id."""
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if owner_email:
-        clauses.append(Portfolio.investor_id == _investor(ctx, owner_email).id)
+        clauses.append("portfolios.investor_id = ?")
+        params.append(_investor(ctx, owner_email)["id"])
     if kind:
-        clauses.append(Portfolio.kind == kind)
-    statement = select(Portfolio).where(*clauses).order_by(Portfolio.id)
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return PortfolioPage(portfolios=[s for s, _ in _summaries(ctx.db, rows)], total=total, page=page,
-                         next_page=following)
+        clauses.append("portfolios.kind = ?")
+        params.append(kind)
+    columns, source = PORTFOLIOS
+    found = ctx.sql.page(columns, f"{source} WHERE {' AND '.join(clauses)} ORDER BY portfolios.id", params, page,
+                         per_page, Portfolio)
+    return PortfolioPage(portfolios=[s for s, _ in _summaries(ctx, found.rows)], total=found.total, page=page,
+                         next_page=found.next_page)
 
 
 @tools.tool(examples=[{"portfolio_id": 1}, {"portfolio_id": 2, "include_closed": True}])
@@ -939,7 +1021,7 @@ def get_portfolio(
     include_closed: Annotated[bool, Field(description="Also list tickers sold out completely (quantity 0), for their realised P&L.")] = False,
 ) -> PortfolioDetail:
     """Get a portfolio: cash, positions with average cost, market value, unrealised and realised P&L, and totals."""
-    return _detail(ctx.db, _portfolio(ctx, portfolio_id), include_closed)
+    return _detail(ctx, _portfolio(ctx, portfolio_id), include_closed)
 
 
 @tools.tool(examples=[{"portfolio_id": 1, "kind": ["buy", "sell"], "per_page": 5}])
@@ -956,24 +1038,31 @@ def list_transactions(
 ) -> TransactionPage:
     """List a portfolio's transactions (deposits, withdrawals, buys, sells, dividends) with the net cash effect."""
     _portfolio(ctx, portfolio_id)
-    clauses: list[ColumnElement[bool]] = [Transaction.portfolio_id == portfolio_id]
+    clauses = ["transactions.portfolio_id = ?"]
+    params: list[Any] = [portfolio_id]
     if kind:
-        clauses.append(Transaction.kind.in_(kind))
+        clauses.append(f"transactions.kind {IN_LIST}")
+        params.append(kind)
     if symbol:
-        clauses.append(Transaction.ticker_id == _ticker(ctx, symbol).id)
+        clauses.append("transactions.ticker_id = ?")
+        params.append(_ticker(ctx, symbol)["id"])
     if start is not None:
-        clauses.append(Transaction.trade_date >= start.date())
+        clauses.append("transactions.trade_date >= ?")
+        params.append(start.date())
     if end is not None:
-        clauses.append(Transaction.trade_date <= end.date())
-    order = ([Transaction.executed_at.asc(), Transaction.id.asc()] if sort_order == "asc"
-             else [Transaction.executed_at.desc(), Transaction.id.desc()])
-    statement = (select(Transaction, Ticker.symbol).outerjoin(Ticker, Ticker.id == Transaction.ticker_id)
-                 .where(*clauses).order_by(*order))
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    net = ctx.db.scalar(select(func.coalesce(func.sum(Transaction.amount), 0.0)).where(*clauses)) or 0.0
+        clauses.append("transactions.trade_date <= ?")
+        params.append(end.date())
+    where = " AND ".join(clauses)
+    direction = "ASC" if sort_order == "asc" else "DESC"
+    found = ctx.sql.page("transactions.*, tickers.symbol",
+                         f"FROM transactions LEFT JOIN tickers ON tickers.id = transactions.ticker_id WHERE {where} "
+                         f"ORDER BY transactions.executed_at {direction}, transactions.id {direction}",
+                         params, page, per_page, Transaction)
+    net = ctx.sql.scalar(f"SELECT coalesce(sum(transactions.amount), 0.0) FROM transactions WHERE {where}",
+                         params) or 0.0
     return TransactionPage(
-        transactions=[_transaction_out(t, symbol) for t, symbol in rows],
-        total=total, net_amount=round(net, 2), page=page, next_page=following,
+        transactions=[TransactionOut(**row) for row in found.rows],
+        total=found.total, net_amount=round(net, 2), page=page, next_page=found.next_page,
     )
 
 
@@ -991,16 +1080,17 @@ def get_portfolio_history(
     Days before the portfolio was created are left out. The last point equals get_portfolio's total_value.
     """
     portfolio = _portfolio(ctx, portfolio_id)
-    first, last = _window(ctx.db, period, start, end)
-    first = max(first or portfolio.created_at.date(), portfolio.created_at.date())
-    transactions = list(ctx.db.scalars(select(Transaction).where(Transaction.portfolio_id == portfolio_id)
-                                       .order_by(Transaction.trade_date, Transaction.executed_at, Transaction.id)))
-    ticker_ids = sorted({t.ticker_id for t in transactions if t.kind in ("buy", "sell") and t.ticker_id})
-    closes = {(tid, day): close for tid, day, close in ctx.db.execute(
-        select(PriceBar.ticker_id, PriceBar.day, PriceBar.close)
-        .where(PriceBar.ticker_id.in_(ticker_ids), PriceBar.day >= first, PriceBar.day <= last))}
-    days = list(ctx.db.scalars(select(PriceBar.day).where(PriceBar.day >= first, PriceBar.day <= last)
-                               .distinct().order_by(PriceBar.day)))
+    first, last = _window(ctx, period, start, end)
+    created = portfolio["created_at"].date()
+    first = max(first or created, created)
+    transactions = ctx.sql.all("SELECT * FROM transactions WHERE portfolio_id = ? ORDER BY trade_date, executed_at, id",
+                               [portfolio_id], Transaction)
+    ticker_ids = sorted({t["ticker_id"] for t in transactions if t["kind"] in ("buy", "sell") and t["ticker_id"]})
+    closes = {(bar["ticker_id"], bar["day"]): bar["close"] for bar in ctx.sql.all(
+        f"SELECT ticker_id, day, close FROM price_bars WHERE ticker_id {IN_LIST} AND day >= ? AND day <= ?",
+        [ticker_ids, first, last], PriceBar)} if ticker_ids else {}
+    days = [row["day"] for row in ctx.sql.all(
+        "SELECT DISTINCT day FROM price_bars WHERE day >= ? AND day <= ? ORDER BY day", [first, last], PriceBar)]
     points = _value_points(transactions, days, closes)
     if interval != "1d":
         points = [p for i, p in enumerate(points)
@@ -1014,21 +1104,20 @@ def get_portfolio_history(
     )
 
 
-def _value_points(transactions: list[Transaction], days: list[date],
-                  closes: dict[tuple[int, date], float]) -> list[ValuePoint]:
+def _value_points(transactions: list[Row], days: list[date], closes: dict[tuple[int, date], float]) -> list[ValuePoint]:
     """Replay `transactions` and value cash plus holdings at the close of each of `days`."""
     cash, deposits, i = 0.0, 0.0, 0
     holdings: dict[int, int] = {}
     points = []
     for day in days:
-        while i < len(transactions) and transactions[i].trade_date <= day:
+        while i < len(transactions) and transactions[i]["trade_date"] <= day:
             t = transactions[i]
-            cash += t.amount
-            if t.kind in ("deposit", "withdrawal"):
-                deposits += t.amount
-            elif t.kind in ("buy", "sell") and t.ticker_id is not None and t.quantity is not None:
-                change = t.quantity if t.kind == "buy" else -t.quantity
-                holdings[t.ticker_id] = holdings.get(t.ticker_id, 0) + change
+            cash += t["amount"]
+            if t["kind"] in ("deposit", "withdrawal"):
+                deposits += t["amount"]
+            elif t["kind"] in ("buy", "sell") and t["ticker_id"] is not None and t["quantity"] is not None:
+                change = t["quantity"] if t["kind"] == "buy" else -t["quantity"]
+                holdings[t["ticker_id"]] = holdings.get(t["ticker_id"], 0) + change
             i += 1
         value = round(sum(q * closes[(tid, day)] for tid, q in sorted(holdings.items()) if q), 2)
         points.append(ValuePoint(date=day, cash=round(cash, 2), holdings_value=value,
@@ -1048,30 +1137,32 @@ def list_watchlists(
     per_page: PerPage = 25,
 ) -> WatchlistPage:
     """List watchlists with their owners and symbols, by id."""
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if owner_email:
-        clauses.append(Watchlist.investor_id == _investor(ctx, owner_email).id)
+        clauses.append("watchlists.investor_id = ?")
+        params.append(_investor(ctx, owner_email)["id"])
     if symbol:
-        ticker_id = _ticker(ctx, symbol).id
-        holding = select(WatchlistItem.watchlist_id).where(WatchlistItem.ticker_id == ticker_id)
-        clauses.append(Watchlist.id.in_(holding))
-    statement = select(Watchlist).where(*clauses).order_by(Watchlist.id)
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return WatchlistPage(watchlists=_watchlist_summaries(ctx.db, rows), total=total, page=page, next_page=following)
+        clauses.append("watchlists.id IN (SELECT watchlist_id FROM watchlist_items WHERE ticker_id = ?)")
+        params.append(_ticker(ctx, symbol)["id"])
+    columns, source = WATCHLISTS
+    found = ctx.sql.page(columns, f"{source} WHERE {' AND '.join(clauses)} ORDER BY watchlists.id", params, page,
+                         per_page, Watchlist)
+    return WatchlistPage(watchlists=_watchlist_summaries(ctx, found.rows), total=found.total, page=page,
+                         next_page=found.next_page)
 
 
 @tools.tool(examples=[{"watchlist_id": 1}])
 def get_watchlist(ctx: ToolContext, watchlist_id: WatchlistId) -> WatchlistDetail:
     """Get a watchlist with the current quote of each of its symbols."""
     watchlist = _watchlist(ctx, watchlist_id)
-    items = list(ctx.db.execute(select(WatchlistItem, Ticker).join(Ticker, Ticker.id == WatchlistItem.ticker_id)
-                                .where(WatchlistItem.watchlist_id == watchlist_id).order_by(Ticker.symbol)))
-    quotes = _quotes(ctx, [t for _, t in items]) if items else {}
-    summary = _watchlist_summaries(ctx.db, [watchlist])[0]
+    items = ctx.sql.all("SELECT tickers.*, watchlist_items.added_at FROM watchlist_items "
+                        "JOIN tickers ON tickers.id = watchlist_items.ticker_id WHERE watchlist_items.watchlist_id = ? "
+                        "ORDER BY tickers.symbol", [watchlist_id], (WatchlistItem, Ticker))
+    quotes = _quotes(ctx, items) if items else {}
     return WatchlistDetail(
-        id=watchlist.id, name=watchlist.name, owner_name=summary.owner_name, owner_email=summary.owner_email,
-        created_at=watchlist.created_at,
-        entries=[WatchlistEntry(**quotes[t.id].model_dump(), added_at=item.added_at) for item, t in items],
+        **watchlist,
+        entries=[WatchlistEntry(**quotes[item["id"]].model_dump(), added_at=item["added_at"]) for item in items],
     )
 
 
@@ -1089,16 +1180,17 @@ def create_portfolio(
 ) -> PortfolioDetail:
     """Open a personal portfolio (USD) for an employee, optionally with a first cash deposit."""
     investor = _investor(ctx, owner_email)
-    existing = ctx.db.scalar(select(Portfolio).where(Portfolio.investor_id == investor.id, Portfolio.name == name))
+    existing = ctx.sql.scalar("SELECT id FROM portfolios WHERE investor_id = ? AND name = ?", [investor["id"], name])
     if existing is not None:
-        raise InvalidArgumentError(f"{investor.name} already has a portfolio named {name!r} (id {existing.id})")
-    portfolio = Portfolio(investor_id=investor.id, name=name, kind="personal", currency="USD", cash=0.0,
-                          created_at=ctx.now)
-    ctx.db.add(portfolio)
-    ctx.db.flush()
+        raise InvalidArgumentError(f"{investor['name']} already has a portfolio named {name!r} (id {existing})")
+    portfolio: Row = {"investor_id": investor["id"], "name": name, "kind": "personal", "currency": "USD", "cash": 0.0,
+                      "created_at": ctx.now, "owner_name": investor["name"], "owner_email": investor["email"]}
+    portfolio["id"] = ctx.sql.insert(
+        "INSERT INTO portfolios (investor_id, name, kind, currency, cash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        [portfolio["investor_id"], name, portfolio["kind"], portfolio["currency"], portfolio["cash"], ctx.now])
     if initial_deposit > 0:
-        _record(ctx, portfolio, "deposit", round(initial_deposit, 2))
-    return _detail(ctx.db, portfolio, include_closed=False)
+        _record(ctx, portfolio, "deposit", round(initial_deposit, 2), _market_day(ctx))
+    return _detail(ctx, portfolio, include_closed=False)
 
 
 @tools.tool(writes=True, examples=[{"portfolio_id": 2, "direction": "deposit", "amount": 5000}])
@@ -1111,11 +1203,11 @@ def transfer_cash(
     """Deposit cash into a portfolio or withdraw cash from it; a withdrawal cannot exceed the cash balance."""
     portfolio = _portfolio(ctx, portfolio_id)
     amount = round(amount, 2)
-    if direction == "withdrawal" and amount > portfolio.cash:
-        raise ForbiddenError(f"portfolio {portfolio_id} has {portfolio.cash:,.2f} USD cash; cannot withdraw "
+    if direction == "withdrawal" and amount > portfolio["cash"]:
+        raise ForbiddenError(f"portfolio {portfolio_id} has {portfolio['cash']:,.2f} USD cash; cannot withdraw "
                              f"{amount:,.2f}. Sell shares with sell_shares first to raise cash.")
-    transaction = _record(ctx, portfolio, direction, amount if direction == "deposit" else -amount)
-    return CashResult(transaction=transaction, cash=portfolio.cash)
+    transaction = _record(ctx, portfolio, direction, amount if direction == "deposit" else -amount, _market_day(ctx))
+    return CashResult(transaction=transaction, cash=portfolio["cash"])
 
 
 @tools.tool(writes=True, examples=[{"portfolio_id": 1, "symbol": "GREE", "quantity": 100}])
@@ -1126,24 +1218,23 @@ def buy_shares(ctx: ToolContext, portfolio_id: PortfolioId, symbol: Symbol, quan
     """
     portfolio = _portfolio(ctx, portfolio_id)
     ticker = _ticker(ctx, symbol)
-    price = _closes(ctx.db, [ticker.id])[ticker.id][0]
+    day = _market_day(ctx)
+    price = _closes(ctx, [ticker["id"]], day)[ticker["id"]][0]
     cost = round(quantity * price, 2)
-    if cost > portfolio.cash:
-        affordable = int(portfolio.cash // price)
+    if cost > portfolio["cash"]:
+        affordable = int(portfolio["cash"] // price)
         raise ForbiddenError(
-            f"buying {quantity} {ticker.symbol} at {price:,.2f} costs {cost:,.2f} USD but portfolio {portfolio_id} "
-            f"has {portfolio.cash:,.2f} cash; at most {affordable} shares are affordable, or deposit cash with "
+            f"buying {quantity} {ticker['symbol']} at {price:,.2f} costs {cost:,.2f} USD but portfolio {portfolio_id} "
+            f"has {portfolio['cash']:,.2f} cash; at most {affordable} shares are affordable, or deposit cash with "
             "transfer_cash first"
         )
-    position = ctx.db.scalar(select(Position).where(Position.portfolio_id == portfolio_id,
-                                                    Position.ticker_id == ticker.id))
-    if position is None:
-        position = Position(portfolio_id=portfolio_id, ticker_id=ticker.id, quantity=0, cost_basis=0.0,
-                            realized_pnl=0.0, opened_at=ctx.now, updated_at=ctx.now)
-        ctx.db.add(position)
+    position = _holding(ctx, portfolio_id, ticker["id"]) or Position(
+        id=None, portfolio_id=portfolio_id, ticker_id=ticker["id"], quantity=0, cost_basis=0.0, realized_pnl=0.0,
+        opened_at=ctx.now, updated_at=ctx.now)
     position.buy(quantity, price, ctx.now)
-    transaction = _record(ctx, portfolio, "buy", -cost, ticker, quantity, price)
-    return _trade_result(ctx, portfolio, ticker, position, transaction)
+    saved = _save_position(ctx, position)
+    transaction = _record(ctx, portfolio, "buy", -cost, day, ticker, quantity, price)
+    return _trade_result(ctx, portfolio, ticker, saved, transaction, day)
 
 
 @tools.tool(writes=True, examples=[{"portfolio_id": 1, "symbol": "MONT", "quantity": 80}])
@@ -1154,16 +1245,17 @@ def sell_shares(ctx: ToolContext, portfolio_id: PortfolioId, symbol: Symbol, qua
     """
     portfolio = _portfolio(ctx, portfolio_id)
     ticker = _ticker(ctx, symbol)
-    position = ctx.db.scalar(select(Position).where(Position.portfolio_id == portfolio_id,
-                                                    Position.ticker_id == ticker.id))
+    position = _holding(ctx, portfolio_id, ticker["id"])
     held = position.quantity if position is not None else 0
     if position is None or quantity > held:
-        raise ForbiddenError(f"portfolio {portfolio_id} holds {held} shares of {ticker.symbol}; cannot sell "
+        raise ForbiddenError(f"portfolio {portfolio_id} holds {held} shares of {ticker['symbol']}; cannot sell "
                              f"{quantity}. Use get_portfolio to see the positions.")
-    price = _closes(ctx.db, [ticker.id])[ticker.id][0]
+    day = _market_day(ctx)
+    price = _closes(ctx, [ticker["id"]], day)[ticker["id"]][0]
     proceeds, pnl = position.sell(quantity, price, ctx.now)
-    transaction = _record(ctx, portfolio, "sell", proceeds, ticker, quantity, price, pnl)
-    return _trade_result(ctx, portfolio, ticker, position, transaction)
+    saved = _save_position(ctx, position)
+    transaction = _record(ctx, portfolio, "sell", proceeds, day, ticker, quantity, price, pnl)
+    return _trade_result(ctx, portfolio, ticker, saved, transaction, day)
 
 
 # ---------------------------------------------------------------- writes: watchlists
@@ -1181,15 +1273,15 @@ def create_watchlist(
     """Create a watchlist for an employee, optionally with symbols (at most 50)."""
     investor = _investor(ctx, owner_email)
     tickers = _tickers(ctx, symbols)
-    existing = ctx.db.scalar(select(Watchlist).where(Watchlist.investor_id == investor.id, Watchlist.name == name))
+    existing = ctx.sql.scalar("SELECT id FROM watchlists WHERE investor_id = ? AND name = ?", [investor["id"], name])
     if existing is not None:
-        raise InvalidArgumentError(f"{investor.name} already has a watchlist named {name!r} (id {existing.id})")
-    watchlist = Watchlist(investor_id=investor.id, name=name, created_at=ctx.now)
-    ctx.db.add(watchlist)
-    ctx.db.flush()
-    ctx.db.add_all([WatchlistItem(watchlist_id=watchlist.id, ticker_id=t.id, added_at=ctx.now) for t in tickers])
-    ctx.db.flush()
-    return _watchlist_summaries(ctx.db, [watchlist])[0]
+        raise InvalidArgumentError(f"{investor['name']} already has a watchlist named {name!r} (id {existing})")
+    watchlist: Row = {"investor_id": investor["id"], "name": name, "created_at": ctx.now,
+                      "owner_name": investor["name"], "owner_email": investor["email"]}
+    watchlist["id"] = ctx.sql.insert("INSERT INTO watchlists (investor_id, name, created_at) VALUES (?, ?, ?)",
+                                     [investor["id"], name, ctx.now])
+    _add_items(ctx, watchlist["id"], [t["id"] for t in tickers])
+    return _watchlist_summaries(ctx, [watchlist])[0]
 
 
 @tools.tool(writes=True, examples=[{"watchlist_id": 1, "symbols": ["GREE", "CROS"]}])
@@ -1197,16 +1289,15 @@ def add_to_watchlist(ctx: ToolContext, watchlist_id: WatchlistId, symbols: Symbo
     """Add symbols to a watchlist; symbols already on it are left as they are. A watchlist holds at most 50."""
     watchlist = _watchlist(ctx, watchlist_id)
     tickers = _tickers(ctx, symbols)
-    have = set(ctx.db.scalars(select(WatchlistItem.ticker_id).where(WatchlistItem.watchlist_id == watchlist_id)))
-    new = [t for t in tickers if t.id not in have]
+    have = set(ctx.sql.column("SELECT ticker_id FROM watchlist_items WHERE watchlist_id = ?", [watchlist_id]))
+    new = [t for t in tickers if t["id"] not in have]
     if len(have) + len(new) > MAX_WATCHLIST_SYMBOLS:
         raise ForbiddenError(f"watchlist {watchlist_id} has {len(have)} symbols; adding {len(new)} would exceed "
                              f"the limit of {MAX_WATCHLIST_SYMBOLS}. Remove some with remove_from_watchlist first.")
-    ctx.db.add_all([WatchlistItem(watchlist_id=watchlist_id, ticker_id=t.id, added_at=ctx.now) for t in new])
-    ctx.db.flush()
-    return WatchlistChange(watchlist=_watchlist_summaries(ctx.db, [watchlist])[0],
-                           changed=[t.symbol for t in new],
-                           unchanged=[t.symbol for t in tickers if t.id in have])
+    _add_items(ctx, watchlist_id, [t["id"] for t in new])
+    return WatchlistChange(watchlist=_watchlist_summaries(ctx, [watchlist])[0],
+                           changed=[t["symbol"] for t in new],
+                           unchanged=[t["symbol"] for t in tickers if t["id"] in have])
 
 
 @tools.tool(writes=True, examples=[{"watchlist_id": 1, "symbols": ["PECK"]}])
@@ -1214,25 +1305,21 @@ def remove_from_watchlist(ctx: ToolContext, watchlist_id: WatchlistId, symbols: 
     """Remove symbols from a watchlist; every symbol named must be on it."""
     watchlist = _watchlist(ctx, watchlist_id)
     tickers = _tickers(ctx, symbols)
-    rows = ctx.db.scalars(select(WatchlistItem).where(WatchlistItem.watchlist_id == watchlist_id))
-    items = {item.ticker_id: item for item in rows}
-    missing = [t.symbol for t in tickers if t.id not in items]
-    if missing:
-        raise InvalidArgumentError(f"watchlist {watchlist_id} does not contain {', '.join(missing)}; "
+    have = set(ctx.sql.column("SELECT ticker_id FROM watchlist_items WHERE watchlist_id = ?", [watchlist_id]))
+    absent = [t["symbol"] for t in tickers if t["id"] not in have]
+    if absent:
+        raise InvalidArgumentError(f"watchlist {watchlist_id} does not contain {', '.join(absent)}; "
                                    "use get_watchlist to see its symbols")
-    for t in tickers:
-        ctx.db.delete(items[t.id])
-    ctx.db.flush()
-    return WatchlistChange(watchlist=_watchlist_summaries(ctx.db, [watchlist])[0],
-                           changed=[t.symbol for t in tickers], unchanged=[])
+    ctx.sql.execute(f"DELETE FROM watchlist_items WHERE watchlist_id = ? AND ticker_id {IN_LIST}",
+                    [watchlist_id, [t["id"] for t in tickers]])
+    return WatchlistChange(watchlist=_watchlist_summaries(ctx, [watchlist])[0],
+                           changed=[t["symbol"] for t in tickers], unchanged=[])
 
 
 @tools.tool(writes=True, examples=[{"watchlist_id": 1}])
 def delete_watchlist(ctx: ToolContext, watchlist_id: WatchlistId) -> DeletedWatchlist:
     """Delete a watchlist and its symbols."""
     watchlist = _watchlist(ctx, watchlist_id)
-    for item in ctx.db.scalars(select(WatchlistItem).where(WatchlistItem.watchlist_id == watchlist_id)):
-        ctx.db.delete(item)
-    ctx.db.delete(watchlist)
-    ctx.db.flush()
-    return DeletedWatchlist(id=watchlist_id, name=watchlist.name, deleted=True)
+    ctx.sql.execute("DELETE FROM watchlist_items WHERE watchlist_id = ?", [watchlist_id])
+    ctx.sql.execute("DELETE FROM watchlists WHERE id = ?", [watchlist_id])
+    return DeletedWatchlist(id=watchlist_id, name=watchlist["name"], deleted=True)
