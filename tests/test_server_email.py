@@ -106,16 +106,36 @@ def test_pages_partition_the_results(session: ToolSession) -> None:
     assert dates == sorted(dates, reverse=True)
 
 
-def test_label_counts_match_search(session: ToolSession) -> None:
+def assert_label_counts_match_search(session: ToolSession) -> list[dict[str, Any]]:
+    """Every label's counts in list_labels are those of search_messages with that label; the labels."""
     labels = ok(session, "list_labels")["labels"]
-    assert [label["name"] for label in labels[:7]] == ["INBOX", "SENT", "DRAFT", "TRASH", "SPAM", "STARRED", "IMPORTANT"]
     for label in labels:
         matching = all_messages(session, label=label["name"])
-        assert label["messages_total"] == len(matching)
-        assert label["messages_unread"] == sum(1 for m in matching if not m["is_read"])
-        assert label["threads_total"] == len({m["thread_id"] for m in matching})
+        assert label["messages_total"] == len(matching), label
+        assert label["messages_unread"] == sum(1 for m in matching if not m["is_read"]), label
+        assert label["threads_total"] == len({m["thread_id"] for m in matching}), label
     inbox = next(label for label in labels if label["name"] == "INBOX")
     assert ok(session, "get_profile")["inbox_unread"] == inbox["messages_unread"]
+    return labels
+
+
+def test_label_counts_match_search(session: ToolSession) -> None:
+    labels = assert_label_counts_match_search(session)
+    assert [label["name"] for label in labels[:7]] == ["INBOX", "SENT", "DRAFT", "TRASH", "SPAM", "STARRED", "IMPORTANT"]
+
+
+def test_label_counts_match_search_for_mail_with_several_hidden_labels(session: ToolSession) -> None:
+    inbox = ok(session, "search_messages", {"label": "INBOX", "is_unread": True, "per_page": 3})["messages"]
+    spam_and_trash, starred_spam, trashed_thread = inbox[0]["id"], inbox[1]["id"], inbox[2]["thread_id"]
+    ok(session, "trash_messages", {"message_id": spam_and_trash})
+    ok(session, "modify_labels", {"message_id": spam_and_trash, "add_labels": ["SPAM"]})
+    ok(session, "modify_labels", {"message_id": starred_spam, "add_labels": ["spam", "starred"]})
+    ok(session, "trash_messages", {"thread_id": trashed_thread})
+    labels = {label["name"]: label for label in assert_label_counts_match_search(session)}
+    assert spam_and_trash not in [m["id"] for m in all_messages(session, label="TRASH")]
+    assert spam_and_trash in [m["id"] for m in all_messages(session, include_spam_trash=True)]
+    assert starred_spam in [m["id"] for m in all_messages(session, label="SPAM")]
+    assert labels["SPAM"]["messages_total"] > 0 and labels["TRASH"]["messages_total"] > 0
 
 
 def test_contact_message_count_matches_search(session: ToolSession) -> None:
@@ -239,6 +259,92 @@ def test_deleting_a_whole_thread_removes_it(session: ToolSession) -> None:
     assert sum(1 for change in changes if change.table == "recipients") == recipients
     assert sum(1 for change in changes if change.table == "messages") == thread["message_count"]
     assert "search_messages" in fails(session, "get_thread", {"thread_id": 1}, "not_found")
+
+
+def test_deleting_the_mail_of_a_thread_keeps_its_drafts_and_the_thread(session: ToolSession) -> None:
+    threads = (ok(session, "get_thread", {"thread_id": d["thread_id"]}) for d in all_messages(session, label="DRAFT"))
+    thread = next(t for t in threads if any(not m["is_draft"] for m in t["messages"]))
+    mail = [m["id"] for m in thread["messages"] if not m["is_draft"]]
+    drafts = [m["id"] for m in thread["messages"] if m["is_draft"]]
+    ok(session, "trash_messages", {"thread_id": thread["id"]})
+    assert ok(session, "delete_permanently", {"thread_id": thread["id"]}) == {"message_ids": mail, "thread_ids": []}
+    left = ok(session, "get_thread", {"thread_id": thread["id"]})
+    assert [m["id"] for m in left["messages"]] == drafts and left["message_count"] == len(drafts)
+    changes = session.diff()
+    assert all(change.op == "delete" for change in changes) and "threads" not in {change.table for change in changes}
+
+
+def test_a_draft_without_recipients_cannot_be_sent_and_stays_a_draft(session: ToolSession) -> None:
+    draft = ok(session, "create_draft", {"subject": "Half-written", "body": "To whom?"})
+    assert draft["labels"] == ["DRAFT"] and draft["to"] == draft["cc"] == draft["bcc"] == []
+    assert "at least one recipient" in fails(session, "send_draft", {"draft_id": draft["id"]}, "forbidden")
+    assert ok(session, "get_message", {"message_id": draft["id"]}) == draft
+
+
+def test_replaced_draft_recipients_get_new_ids(session: ToolSession) -> None:
+    draft = ok(session, "create_draft", {"to": ["one@example.org"], "cc": ["two@example.org"], "subject": "Plan"})
+    first = [int(c.key) for c in session.diff() if c.table == "recipients"]
+    updated = ok(session, "update_draft", {"draft_id": draft["id"], "to": ["Three <three@example.org>"]})
+    assert updated["to"] == [{"name": "Three", "email": "three@example.org"}]
+    assert updated["cc"] == [{"name": None, "email": "two@example.org"}]
+    now = sorted((int(c.key), c.after["kind"]) for c in session.diff() if c.table == "recipients")
+    assert [kind for _, kind in now] == ["to", "cc"] and min(key for key, _ in now) > max(first)
+
+
+def test_label_names_match_whatever_their_characters(session: ToolSession) -> None:
+    message_id = ok(session, "search_messages", {"label": "INBOX", "per_page": 1})["messages"][0]["id"]
+    name = 'Q "%_\\/ été 😀'
+    odd = ok(session, "create_label", {"name": name})
+    assert odd["name"] == name
+    fails(session, "search_messages", {"label": "Q"}, "not_found")
+    ok(session, "modify_labels", {"message_id": message_id, "add_labels": [name.lower()]})
+    plain = ok(session, "create_label", {"name": "Q"})
+    assert name in ok(session, "get_message", {"message_id": message_id})["labels"]
+    assert [m["id"] for m in all_messages(session, label=name)] == [message_id]
+    assert ok(session, "search_messages", {"label": "q"})["total"] == 0
+    counts = {label["id"]: label["messages_total"] for label in ok(session, "list_labels")["labels"]}
+    assert (counts[odd["id"]], counts[plain["id"]]) == (1, 0)
+    assert str(odd["id"]) in fails(session, "create_label", {"name": f" {name.upper()} "}, "invalid_arguments")
+
+
+def test_a_message_to_hundreds_of_addresses_keeps_them_in_order(session: ToolSession) -> None:
+    addresses = [f"reader.{n:03}@example.org" for n in range(300)]
+    to, cc, bcc = addresses[:100], addresses[100:200], addresses[200:][::-1]
+    sent = ok(session, "send_message", {"to": to, "cc": cc, "bcc": bcc, "subject": "Newsletter", "body": "Hello"})
+    assert [[a["email"] for a in sent[kind]] for kind in ("to", "cc", "bcc")] == [to, cc, bcc]
+    inserted = sorted((int(c.key), c.after["email"]) for c in session.diff() if c.table == "recipients")
+    assert [email for _, email in inserted] == to + cc + bcc
+    assert ok(session, "list_contacts", {"query": "reader.", "per_page": 100})["total"] == 300
+    assert ok(session, "lookup_contact", {"email": bcc[-1]})["message_count"] == 1
+
+
+SETTABLE = ["INBOX", "STARRED", "IMPORTANT", "SPAM", "Follow-up", "Invoices", "Meetings", "Projects/Atlas"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(thread_index=st.integers(0, 40), add=st.lists(st.sampled_from(SETTABLE), max_size=4),
+       remove=st.lists(st.sampled_from(SETTABLE), max_size=3), lowercase=st.booleans())
+def test_modify_labels_on_a_thread_adds_and_removes_exactly(
+    session: ToolSession, thread_index: int, add: list[str], remove: list[str], lowercase: bool,
+) -> None:
+    session.reset()
+    thread_id = sorted({m["thread_id"] for m in all_messages(session, label="INBOX")})[thread_index]
+    before = ok(session, "get_thread", {"thread_id": thread_id})["messages"]
+    arguments = {"thread_id": thread_id, "add_labels": [n.lower() if lowercase else n for n in add],
+                 "remove_labels": [n.lower() if lowercase else n for n in remove]}
+    if not add and not remove:
+        fails(session, "modify_labels", arguments, "invalid_arguments")
+        return
+    if set(add) & set(remove):
+        assert "both added and removed" in fails(session, "modify_labels", arguments, "invalid_arguments")
+        return
+    result = ok(session, "modify_labels", arguments)
+    expected = {m["id"]: (set(m["labels"]) | set(add)) - set(remove) for m in before if not m["is_draft"]}
+    assert {m["id"]: set(m["labels"]) for m in result["messages"]} == expected
+    assert result["changed"] == sum(1 for m in before if m["id"] in expected and set(m["labels"]) != expected[m["id"]])
+    after = ok(session, "get_thread", {"thread_id": thread_id})["messages"]
+    assert {m["id"]: set(m["labels"]) for m in after if m["id"] in expected} == expected
+    assert [m for m in after if m["id"] not in expected] == [m for m in before if m["id"] not in expected]
 
 
 def test_mark_thread_unread_updates_counts(session: ToolSession) -> None:
