@@ -436,3 +436,12 @@ def test_a_page_past_the_end_is_empty_and_keeps_the_total(session: ToolSession) 
     assert drafts["total"] == len(drafts["messages"]) > 0 and all(m["is_draft"] for m in drafts["messages"])
     nothing = ok(session, "search_messages", {"subject": "no-such-word-anywhere"})
     assert nothing == {"messages": [], "total": 0, "page": 1, "next_page": None}
+
+
+def test_label_names_match_without_case_beyond_ascii(session: ToolSession) -> None:
+    created = ok(session, "create_label", {"name": "Été 2025"})
+    fails(session, "create_label", {"name": "été 2025"}, "invalid_arguments")
+    found = ok(session, "search_messages", {"label": "ÉTÉ 2025"})
+    assert found["total"] == 0
+    renamed = ok(session, "rename_label", {"label_id": created["id"], "name": "ÉTÉ 2025"})
+    assert renamed["name"] == "ÉTÉ 2025"

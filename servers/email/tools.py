@@ -250,17 +250,22 @@ def _label(ctx: ToolContext, label_id: int) -> Row:
 
 
 def _labels_named(ctx: ToolContext, names: Sequence[str]) -> list[Row]:
-    """The labels called `names` (case-insensitive), in the order given, read in one statement;
-    `NotFoundError` for the first name that no label has."""
+    """The labels called `names` (case-insensitive, in Python's sense: SQLite's `lower` folds
+    only ASCII), in the order given, read in one statement; `NotFoundError` for the first name
+    that no label has."""
     keys = [name.strip().lower() for name in names]
     found: dict[str, Row] = {}
-    for label in ctx.sql.all(f"SELECT id, name, type, lower(name) AS name_key FROM labels "
-                             f"WHERE lower(name) IN ({LISTED}) ORDER BY id", [keys]):
-        found.setdefault(label["name_key"], label)
+    for label in _all_labels(ctx):
+        found.setdefault(label["name"].lower(), label)
     for name, key in zip(names, keys):
         if key not in found:
             raise NotFoundError(f"no label named {name!r}. {LABEL_HINT}")
     return [found[key] for key in keys]
+
+
+def _all_labels(ctx: ToolContext) -> list[Row]:
+    """Every label (id, name, type) in id order: a mailbox has a few dozen."""
+    return ctx.sql.all("SELECT id, name, type FROM labels ORDER BY id")
 
 
 def _label_named(ctx: ToolContext, name: str) -> Row:
@@ -657,7 +662,7 @@ def _clean_label_name(ctx: ToolContext, name: str, keep: int | None = None) -> s
         raise InvalidArgumentError("a label name cannot be blank")
     if clean.upper() in SYSTEM_LABELS:
         raise ForbiddenError(f"{clean!r} is the name of a system label and cannot be used for a user label")
-    existing = ctx.sql.one("SELECT id, name FROM labels WHERE lower(name) = ? ORDER BY id LIMIT 1", [clean.lower()])
+    existing = next((label for label in _all_labels(ctx) if label["name"].lower() == clean.lower()), None)
     if existing is not None and existing["id"] != keep:
         raise InvalidArgumentError(f"a label named {existing['name']!r} already exists (id {existing['id']})")
     return clean
