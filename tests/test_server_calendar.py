@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpgym.servers.calendar import SERVER
 from mcpgym.servers.kernel import ToolSession, build_world
@@ -228,6 +231,7 @@ def test_occurrence_ids_must_name_a_real_occurrence(session: ToolSession) -> Non
     {"recurrence": {"freq": "WEEKLY", "count": 400}},
     {"recurrence": {"freq": "DAILY", "by_day": ["MO"], "count": 3}},
     {"start": "2150-01-01T09:00:00Z", "end": "2150-01-01T10:00:00Z"},
+    {"start": "0005-01-01", "end": "0005-01-02", "all_day": True},
 ])
 def test_malformed_requests_are_invalid_arguments(session: ToolSession, args: dict[str, Any]) -> None:
     start = next_weekday(session, 5, 9)
@@ -337,6 +341,105 @@ def test_suggested_slots_are_free_and_within_working_hours(session: ToolSession)
         local = start.replace(tzinfo=ZoneInfo("UTC")).astimezone(ZoneInfo("Europe/London"))
         assert local.weekday() < 5 and time(9) <= local.time() and (local + timedelta(minutes=45)).time() <= time(17)
         assert start >= now and not any(s < end and start < e for s, e in busy)
+
+
+def daily_series(session: ToolSession, count: int, **extra: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A new daily series of half-hour meetings starting a few days ahead, and its occurrences."""
+    start = next_weekday(session, 3, 8)
+    created = future_event(session, start=iso(start), end=iso(start + timedelta(minutes=30)),
+                           recurrence={"freq": "DAILY", "count": count}, **extra)
+    return created, ok(session, "list_event_instances", {"event_id": created["event_id"]})["events"]
+
+
+def test_splitting_a_series_carries_its_attendees_and_later_changes(session: ToolSession) -> None:
+    guest, colleague = customer_email(), employees(3)[2]
+    created, occurrences = daily_series(session, 10, attendee_emails=[guest, colleague])
+    series_id = created["event_id"]
+    ok(session, "respond_to_event", {"event_id": series_id, "attendee_email": guest, "response": "tentative"})
+    moved = {n: parse(occurrences[n]["start"]) + timedelta(hours=1) for n in (1, 4, 6)}
+    for n, start in moved.items():
+        ok(session, "update_event", {"event_id": occurrences[n]["occurrence_id"], "start": iso(start)})
+    ok(session, "cancel_event", {"event_id": occurrences[7]["occurrence_id"]})
+    invited = ok(session, "get_event", {"event_id": series_id})["attendees"]
+    new = ok(session, "update_event", {"event_id": occurrences[4]["occurrence_id"], "following": True,
+                                       "title": "Later"})
+    assert new["event_id"] != series_id and new["attendees"] == invited
+    rest = ok(session, "list_event_instances", {"event_id": new["event_id"]})["events"]
+    days = [e["occurrence_id"].split("_")[1] for e in occurrences]
+    assert [e["occurrence_id"] for e in rest] == [f"{new['event_id']}_{day}" for day in days[4:]]
+    assert (rest[0]["start"], rest[2]["start"], rest[3]["status"]) == (iso(moved[4]), iso(moved[6]), "cancelled")
+    kept = ok(session, "list_event_instances", {"event_id": series_id})["events"]
+    assert [e["occurrence_id"] for e in kept] == [e["occurrence_id"] for e in occurrences[:4]]
+    assert kept[1]["start"] == iso(moved[1])
+    stored = [c.after for c in session.diff() if c.table == "occurrence_overrides" and c.op == "insert"]
+    assert sorted(row["event_id"] for row in stored if row) == [series_id, *[new["event_id"]] * 3]
+
+
+@pytest.mark.parametrize("refusal", ["room_taken", "all_day"])
+def test_a_split_refused_after_it_began_writing_changes_nothing(session: ToolSession, refusal: str) -> None:
+    if refusal == "all_day":
+        day = next_weekday(session, 3, 0).date()
+        created = future_event(session, start=str(day), end=str(day + timedelta(days=1)), all_day=True,
+                               recurrence={"freq": "DAILY", "count": 6})
+        occurrences = ok(session, "list_event_instances", {"event_id": created["event_id"]})["events"]
+        moved, code, reason = parse(occurrences[3]["start"]) + timedelta(hours=2), "invalid_arguments", "all-day"
+    else:
+        created, occurrences = daily_series(session, 6, room_id=2)
+        moved, code, reason = parse(occurrences[3]["start"]) + timedelta(hours=3), "forbidden", "already booked"
+        clash = parse(occurrences[4]["start"]) + timedelta(hours=3)
+        future_event(session, calendar_id=3, start=iso(clash), end=iso(clash + timedelta(minutes=30)), room_id=2)
+    error = fails(session, "update_event", {"event_id": occurrences[3]["occurrence_id"], "following": True,
+                                            "start": iso(moved)}, code)
+    assert reason in error
+    assert ok(session, "list_event_instances", {"event_id": created["event_id"]})["events"] == occurrences
+
+
+def test_invitations_name_the_first_unknown_email_and_invite_each_person_once(session: ToolSession) -> None:
+    colleague, other = employees(6)[4:6]
+    event = future_event(session, attendee_emails=[colleague, colleague.upper(), other],
+                         optional_attendee_emails=[other, customer_email()])
+    expected = list(dict.fromkeys([event["organizer"]["email"], colleague, other, customer_email()]))
+    assert [a["email"] for a in event["attendees"]] == expected
+    assert [a["optional"] for a in event["attendees"]] == [email == customer_email() for email in expected]
+    error = fails(session, "add_attendees", {"event_id": event["event_id"], "emails": [
+        employees(8)[7], "ghost.one@nowhere.example", "ghost.two@nowhere.example"]}, "not_found")
+    assert "ghost.one@nowhere.example" in error and "ghost.two" not in error
+
+
+def test_declining_frees_only_the_attendee_who_declines(session: ToolSession) -> None:
+    colleague, other = employees(5)[3:5]
+    start = next_weekday(session, 9, 7)
+    window = {"emails": [colleague, other], "time_min": iso(start), "time_max": iso(start + timedelta(hours=1))}
+
+    def busy_minutes() -> list[int]:
+        return [p["busy_minutes"] for p in ok(session, "get_free_busy", window)["people"]]
+
+    before = busy_minutes()
+    event = future_event(session, attendee_emails=[colleague, other])
+    assert busy_minutes() == [60, 60]
+    ok(session, "respond_to_event", {"event_id": event["event_id"], "attendee_email": colleague,
+                                     "response": "declined"})
+    assert busy_minutes() == [before[0], 60]
+
+
+@pytest.fixture(scope="module")
+def directory() -> Iterator[ToolSession]:
+    with ToolSession(SERVER, 0) as fresh:
+        yield fresh
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet="ae_%/ .LO", min_size=1, max_size=4))
+def test_search_text_matches_literally(directory: ToolSession, text: str) -> None:
+    world = build_world(0)
+    needle = text.strip().lower()
+    expected = {p.email for p in [*world.employees, *world.customers]
+                if needle in p.name.lower() or needle in p.email.lower()}
+    found = ok(directory, "search_people", {"query": text, "per_page": 100})
+    assert found["total"] == len(expected)
+    assert {p["email"] for p in found["people"]} <= expected
+    names = [p["name"] for p in found["people"]]
+    assert names == sorted(names)
 
 
 def test_two_processes_build_the_same_state(tmp_path: Path) -> None:

@@ -1,18 +1,19 @@
 """Recurrence rules and time zones: the occurrences of an event, wall clock to UTC.
 
 A series is expanded in its own time zone, so a 09:30 Berlin standup stays at 09:30 local time
-across daylight-saving changes. Times are naive UTC datetimes unless named wall or local.
+across daylight-saving changes. Times are naive UTC datetimes unless named wall or local. An
+event is its row of the `events` table (column name -> value, columns converted), an override
+a row of `occurrence_overrides`.
 """
 
 from __future__ import annotations
 
 import calendar as cal
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
-
-from mcpgym.servers.calendar.models import Event
 
 WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 
@@ -133,33 +134,35 @@ def occurrence_id(event_id: int, local_date: date) -> str:
     return f"{event_id}_{local_date.strftime('%Y%m%d')}"
 
 
-def rule_of(event: Event) -> Rule | None:
-    """The recurrence rule of `event`, or None for a single event."""
-    if event.recur_freq is None:
+def rule_of(event: Mapping[str, Any]) -> Rule | None:
+    """The recurrence rule of an event row, or None for a single event."""
+    if event["recur_freq"] is None:
         return None
     return Rule(
-        freq=event.recur_freq,
-        interval=event.recur_interval or 1,
-        by_day=tuple(event.recur_by_day.split(",")) if event.recur_by_day else (),
-        count=event.recur_count,
-        until=event.recur_until,
+        freq=event["recur_freq"],
+        interval=event["recur_interval"] or 1,
+        by_day=tuple(event["recur_by_day"].split(",")) if event["recur_by_day"] else (),
+        count=event["recur_count"],
+        until=event["recur_until"],
     )
 
 
-def instances(event: Event, stop: datetime | None = None, after: datetime | None = None) -> Iterator[Instance]:
-    """The event's occurrences at their original times (overrides not applied), up to `stop`;
+def instances(event: Mapping[str, Any], stop: datetime | None = None,
+              after: datetime | None = None) -> Iterator[Instance]:
+    """An event row's occurrences at their original times (overrides not applied), up to `stop`;
     with `after`, occurrences ending well before it may be left out (see `expand`)."""
-    zone = ZoneInfo(event.time_zone)
+    zone = ZoneInfo(event["time_zone"])
     rule = rule_of(event)
     if rule is None:
-        yield Instance(event.start_at, event.end_at, to_local(event.start_at, zone).date())
+        yield Instance(event["start_at"], event["end_at"], to_local(event["start_at"], zone).date())
         return
-    yield from expand(event.start_at, event.end_at, zone, rule, stop, after)
+    yield from expand(event["start_at"], event["end_at"], zone, rule, stop, after)
 
 
-def refresh_span(event: Event) -> None:
-    """Set `span_start`/`span_end` to bound every occurrence of `event`, overrides included."""
+def refresh_span(event: MutableMapping[str, Any], overrides: Iterable[Mapping[str, Any]]) -> None:
+    """Set an event row's `span_start`/`span_end` to bound every occurrence, its `overrides`
+    (rows of `occurrence_overrides`) included."""
     times = [(i.start, i.end) for i in instances(event)]
-    times += [(o.start_at, o.end_at) for o in event.overrides]
-    event.span_start = min(start for start, _ in times)
-    event.span_end = max(end for _, end in times)
+    times += [(o["start_at"], o["end_at"]) for o in overrides]
+    event["span_start"] = min(start for start, _ in times)
+    event["span_end"] = max(end for _, end in times)

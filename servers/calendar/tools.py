@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import ColumnElement, func, or_, select
-from sqlalchemy.orm import lazyload
+from sqlalchemy.orm import DeclarativeBase
 
 from mcpgym.servers.calendar.models import (
     Attendee,
     Calendar,
     Event,
     OccurrenceOverride,
-    Organization,
     Person,
     Room,
 )
@@ -34,14 +33,15 @@ from mcpgym.servers.calendar.recurrence import (
     to_local,
     to_utc,
 )
+from mcpgym.servers.kernel.database import quote
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import Page, PerPage, Timestamp, next_page, page_slice
-from mcpgym.servers.kernel.lookup import get_or_raise
-from mcpgym.servers.kernel.query import contains_text, fetch_page, search_words
+from mcpgym.servers.kernel.lookup import missing, row_or_raise
+from mcpgym.servers.kernel.query import search_words
+from mcpgym.servers.kernel.sql import Row, contains_pattern
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
-T = TypeVar("T")
 
 EVENT_HINT = "Use list_events to find events, and occurrence ids of recurring events, in a time range."
 PERSON_HINT = "Use search_people to find people by name, email or organisation."
@@ -302,9 +302,9 @@ class RecurrenceIn(BaseModel):
 
 @dataclass(frozen=True)
 class Occurrence:
-    """An event or one occurrence of a series, at its actual time."""
+    """An event (its row) or one occurrence of a series, at its actual time."""
 
-    event: Event
+    event: Row
     occurrence_id: str | None
     start: datetime
     end: datetime
@@ -368,169 +368,225 @@ def _overlaps(busy: list[tuple[datetime, datetime]], start: datetime, end: datet
 
 # ---------------------------------------------------------------- occurrences
 
+LISTED_COLUMNS = ("events.id, events.calendar_id, events.title, events.location, events.start_at, events.end_at, "
+                  "events.time_zone, events.all_day, events.status, events.organizer_id, events.room_id, "
+                  "events.recur_freq, events.recur_interval, events.recur_by_day, events.recur_count, "
+                  "events.recur_until")
+"""The event columns that expanding and listing an event read."""
 
-def _expand(event: Event, start: datetime, end: datetime, include_cancelled: bool) -> list[Occurrence]:
-    """The event's occurrences overlapping `[start, end)`, overrides applied."""
-    if event.recur_freq is None:
-        found = event.start_at < end and event.end_at > start
-        if not found or (event.status == "cancelled" and not include_cancelled):
+EVENT_FIELDS = ("calendar_id", "title", "description", "location", "start_at", "end_at", "time_zone", "all_day",
+                "show_as", "status", "organizer_id", "room_id", "recur_freq", "recur_interval", "recur_by_day",
+                "recur_count", "recur_until", "span_start", "span_end", "created_at", "updated_at")
+"""Every column of `events` but its id, in the order an INSERT names them."""
+
+ATTENDEE_FIELDS = ("person_id", "response_status", "optional", "organizer", "comment", "responded_at")
+"""Every column of `attendees` but its id and event, in the order an INSERT names them."""
+
+OVERRIDE_FIELDS = ("original_start", "start_at", "end_at", "status", "updated_at")
+"""Every column of `occurrence_overrides` but its id and event, in the order an INSERT names them."""
+
+
+def _expand(event: Row, overrides: Sequence[Row], start: datetime, end: datetime,
+            include_cancelled: bool) -> list[Occurrence]:
+    """The event's occurrences overlapping `[start, end)`, its `overrides` applied."""
+    if event["recur_freq"] is None:
+        found = event["start_at"] < end and event["end_at"] > start
+        if not found or (event["status"] == "cancelled" and not include_cancelled):
             return []
-        return [Occurrence(event, None, event.start_at, event.end_at, event.status, None)]
-    zone = ZoneInfo(event.time_zone)
-    overrides = {o.original_start: o for o in event.overrides}
+        return [Occurrence(event, None, event["start_at"], event["end_at"], event["status"], None)]
+    zone = ZoneInfo(event["time_zone"])
+    moved = {o["original_start"]: o for o in overrides}
     found_list: list[Occurrence] = []
     for inst in instances(event, stop=end, after=start):
-        if inst.end > start and inst.start not in overrides:
-            found_list.append(Occurrence(event, occurrence_id(event.id, inst.local_date), inst.start,
-                                         inst.end, event.status, inst.start))
-    for o in overrides.values():
-        if o.start_at < end and o.end_at > start:
-            status = "cancelled" if event.status == "cancelled" else o.status
-            key = occurrence_id(event.id, to_local(o.original_start, zone).date())
-            found_list.append(Occurrence(event, key, o.start_at, o.end_at, status, o.original_start))
+        if inst.end > start and inst.start not in moved:
+            found_list.append(Occurrence(event, occurrence_id(event["id"], inst.local_date), inst.start,
+                                         inst.end, event["status"], inst.start))
+    for o in moved.values():
+        if o["start_at"] < end and o["end_at"] > start:
+            status = "cancelled" if event["status"] == "cancelled" else o["status"]
+            key = occurrence_id(event["id"], to_local(o["original_start"], zone).date())
+            found_list.append(Occurrence(event, key, o["start_at"], o["end_at"], status, o["original_start"]))
     return [o for o in found_list if include_cancelled or o.status == "confirmed"]
 
 
-def _occurring(start: datetime, end: datetime, clauses: list[ColumnElement[bool]],
-               include_cancelled: bool = False) -> list[ColumnElement[bool]]:
-    """Where clauses of the events matching `clauses` with an occurrence that may overlap `[start, end)`."""
-    where = [Event.span_start < end, Event.span_end > start, *clauses]
-    if not include_cancelled:
-        where.append(Event.status == "confirmed")
-    return where
+def _overrides_of(ctx: ToolContext, events: Sequence[Row]) -> dict[int, list[Row]]:
+    """The moved or cancelled occurrences of the recurring ones of `events`, per event id, by
+    original start; read in one statement (none when no event recurs)."""
+    ids = [e["id"] for e in events if e["recur_freq"] is not None]
+    by_event: dict[int, list[Row]] = {}
+    if ids:
+        for row in ctx.sql.all("SELECT * FROM occurrence_overrides WHERE event_id IN (SELECT value FROM json_each(?)) "
+                               "ORDER BY event_id, original_start, id", [ids], OccurrenceOverride):
+            by_event.setdefault(row["event_id"], []).append(row)
+    return by_event
 
 
-def _occurrences(ctx: ToolContext, start: datetime, end: datetime, clauses: list[ColumnElement[bool]],
-                 include_cancelled: bool = False, attendees: bool = True) -> list[Occurrence]:
-    """Every occurrence of the events matching `clauses` that overlaps `[start, end)`, in time order.
-
-    `attendees=False` leaves the events' attendees unloaded (read on access) for callers that
-    do not use them.
-    """
-    query = select(Event).where(*_occurring(start, end, clauses, include_cancelled))
-    if not attendees:
-        query = query.options(lazyload(Event.attendees))
-    found = [o for e in ctx.db.scalars(query) for o in _expand(e, start, end, include_cancelled)]
-    return sorted(found, key=lambda o: (o.start, o.event.id, o.occurrence_id or ""))
+def _overrides(ctx: ToolContext, event: Row) -> list[Row]:
+    """One event's moved or cancelled occurrences, by original start (none for a single event)."""
+    return _overrides_of(ctx, [event]).get(event["id"], [])
 
 
-def _get(ctx: ToolContext, model: type[T], entity_id: int, label: str, hint: str) -> T:
-    """`get_or_raise`, also for ids beyond SQLite's 64-bit integers."""
+def _occurrences(ctx: ToolContext, start: datetime, end: datetime, where: str = "1", params: Sequence[Any] = (),
+                 include_cancelled: bool = False) -> list[Occurrence]:
+    """Every occurrence that overlaps `[start, end)` of the events matching `where` (an SQL
+    condition on `events` with positional `params`), in time order."""
+    status = "" if include_cancelled else " AND events.status = 'confirmed'"
+    events = ctx.sql.all(f"SELECT {LISTED_COLUMNS} FROM events WHERE events.span_start < ? AND events.span_end > ?"
+                         f"{status} AND {where}", [end, start, *params], Event)
+    overrides = _overrides_of(ctx, events)
+    found = [o for e in events for o in _expand(e, overrides.get(e["id"], ()), start, end, include_cancelled)]
+    return sorted(found, key=lambda o: (o.start, o.event["id"], o.occurrence_id or ""))
+
+
+def _get(ctx: ToolContext, model: type[DeclarativeBase], entity_id: int, label: str, hint: str) -> Row:
+    """`row_or_raise`, also for ids beyond SQLite's 64-bit integers."""
     if not 0 < entity_id <= MAX_ID:
-        raise NotFoundError(f"no {label} with id {entity_id}. {hint}")
-    return get_or_raise(ctx, model, entity_id, label, hint)
+        raise missing(label, entity_id, hint)
+    return row_or_raise(ctx, model, entity_id, label, hint)
 
 
-def _event(ctx: ToolContext, event_id: int) -> Event:
+def _event(ctx: ToolContext, event_id: int) -> Row:
     return _get(ctx, Event, event_id, "event", EVENT_HINT)
 
 
-def _find(ctx: ToolContext, ref: int | str) -> tuple[Event, Occurrence | None]:
-    """The event named by an event id or an occurrence id, and the occurrence if one was named."""
+def _find(ctx: ToolContext, ref: int | str) -> tuple[Row, list[Row], Occurrence | None]:
+    """The event named by an event id or an occurrence id, its overrides (recurring events
+    only), and the occurrence if one was named."""
     text = str(ref).strip()
     if text.isdigit():
-        return _event(ctx, int(text)), None
+        event = _event(ctx, int(text))
+        return event, _overrides(ctx, event), None
     match = OCCURRENCE_ID.match(text)
     if match is None:
         raise NotFoundError(f"no event with id {text!r}: ids are integers like 1042, occurrence ids "
                             f"look like '1042_20251114'. {EVENT_HINT}")
     event = _event(ctx, int(match.group(1)))
-    if event.recur_freq is None:
-        raise NotFoundError(f"event {event.id} is not recurring; use its id {event.id} instead of {text!r}")
+    if event["recur_freq"] is None:
+        raise NotFoundError(f"event {event['id']} is not recurring; use its id {event['id']} instead of {text!r}")
     try:
         day = datetime.strptime(match.group(2), "%Y%m%d").date()
     except ValueError:
         raise NotFoundError(f"{text!r} does not end in a valid date (YYYYMMDD)") from None
-    for inst in instances(event):
+    # Expanded from the day's local midnight on: earlier periods are skipped, not listed.
+    after = to_utc(datetime.combine(day, time()), ZoneInfo(event["time_zone"])) if day.year in YEARS else None
+    for inst in instances(event, after=after):
         if inst.local_date == day:
-            return event, _occurrence_of(event, inst)
+            overrides = _overrides(ctx, event)
+            return event, overrides, _occurrence_of(event, overrides, inst)
         if inst.local_date > day:
             break
-    raise NotFoundError(f"recurring event {event.id} has no occurrence on {day.isoformat()}. "
-                        f"Use list_event_instances with event_id {event.id} to see its occurrences.")
+    raise NotFoundError(f"recurring event {event['id']} has no occurrence on {day.isoformat()}. "
+                        f"Use list_event_instances with event_id {event['id']} to see its occurrences.")
 
 
-def _occurrence_of(event: Event, inst: Instance) -> Occurrence:
-    key = occurrence_id(event.id, inst.local_date)
-    for o in event.overrides:
-        if o.original_start == inst.start:
-            status = "cancelled" if event.status == "cancelled" else o.status
-            return Occurrence(event, key, o.start_at, o.end_at, status, inst.start)
-    return Occurrence(event, key, inst.start, inst.end, event.status, inst.start)
+def _occurrence_of(event: Row, overrides: Sequence[Row], inst: Instance) -> Occurrence:
+    key = occurrence_id(event["id"], inst.local_date)
+    for o in overrides:
+        if o["original_start"] == inst.start:
+            status = "cancelled" if event["status"] == "cancelled" else o["status"]
+            return Occurrence(event, key, o["start_at"], o["end_at"], status, inst.start)
+    return Occurrence(event, key, inst.start, inst.end, event["status"], inst.start)
 
 
-def _whole(event: Event) -> Occurrence:
+def _whole(event: Row) -> Occurrence:
     """The event itself (for a series, its first occurrence's times and no occurrence id)."""
-    return Occurrence(event, None, event.start_at, event.end_at, event.status, None)
+    return Occurrence(event, None, event["start_at"], event["end_at"], event["status"], None)
 
 
 # ---------------------------------------------------------------- lookups and rendering
 
+PERSON_COLUMNS = "people.id, people.email, people.name, people.is_employee"
+"""What the tools use of a person they act on or invite."""
 
-def _person(ctx: ToolContext, email: str) -> Person:
-    person = ctx.db.scalar(select(Person).where(Person.email == email.strip().lower()))
-    if person is None:
-        raise NotFoundError(f"no person with email {email}. {PERSON_HINT}")
-    return person
+PERSON_OUT_COLUMNS = (
+    "people.external_id AS person_id, people.name, people.email, organizations.name AS organization_name, "
+    "organizations.domain AS organization_domain, people.job_title, people.timezone AS time_zone, people.is_employee, "
+    "CASE WHEN people.is_employee THEN (SELECT calendars.id FROM calendars WHERE calendars.owner_id = people.id "
+    "AND calendars.kind = 'primary' ORDER BY calendars.id LIMIT 1) END AS primary_calendar_id"
+)
+"""A `PersonOut` of `people JOIN organizations`."""
+
+PEOPLE_WITH_ORGANIZATIONS = "FROM people JOIN organizations ON organizations.id = people.organization_id"
+
+EXTRAS_COLUMNS = (
+    "events.id, people.name AS organizer_name, people.email AS organizer_email, "
+    "(SELECT count(*) FROM attendees WHERE attendees.event_id = events.id) AS attendee_count, "
+    "rooms.name AS room_name, rooms.building, rooms.floor, rooms.capacity, rooms.has_video"
+)
+"""What a summary shows of an event besides its own columns: organiser, attendee count, room."""
 
 
-def _room(ctx: ToolContext, room_id: int) -> Room:
+def _people(ctx: ToolContext, emails: Sequence[str]) -> list[Row]:
+    """The people with these emails (case-insensitive), each once, in the order given; read in
+    one statement. The first email that names nobody is `NotFoundError`."""
+    if not emails:
+        return []
+    wanted = [email.strip().lower() for email in emails]
+    found = {row["email"]: row for row in ctx.sql.all(
+        f"SELECT {PERSON_COLUMNS} FROM people WHERE people.email IN (SELECT value FROM json_each(?))",
+        [list(dict.fromkeys(wanted))], Person)}
+    for email, key in zip(emails, wanted):
+        if key not in found:
+            raise _no_person(email)
+    return list({key: found[key] for key in wanted}.values())
+
+
+def _person(ctx: ToolContext, email: str) -> Row:
+    return _people(ctx, [email])[0]
+
+
+def _no_person(email: str) -> NotFoundError:
+    return NotFoundError(f"no person with email {email}. {PERSON_HINT}")
+
+
+def _room(ctx: ToolContext, room_id: int) -> Row:
     return _get(ctx, Room, room_id, "room", ROOM_HINT)
 
 
-def _calendar(ctx: ToolContext, calendar_id: int) -> Calendar:
+def _calendar(ctx: ToolContext, calendar_id: int) -> Row:
     return _get(ctx, Calendar, calendar_id, "calendar", CALENDAR_HINT)
 
 
-def _person_out(ctx: ToolContext, p: Person) -> PersonOut:
-    calendar_id = None
-    if p.is_employee:
-        calendar_id = ctx.db.scalar(select(Calendar.id).where(Calendar.owner_id == p.id, Calendar.kind == "primary"))
-    return PersonOut(person_id=p.external_id, name=p.name, email=p.email,
-                     organization_name=p.organization.name, organization_domain=p.organization.domain,
-                     job_title=p.job_title, time_zone=p.timezone, is_employee=p.is_employee,
-                     primary_calendar_id=calendar_id)
+def _room_out(r: Row) -> RoomOut:
+    return RoomOut(**r)
 
 
-def _room_out(r: Room) -> RoomOut:
-    return RoomOut(id=r.id, name=r.name, building=r.building, floor=r.floor, capacity=r.capacity,
-                   has_video=r.has_video)
+def _extras(ctx: ToolContext, events: Sequence[Row]) -> dict[int, Row]:
+    """Per event id, its organiser's name and email, its attendee count and its room's columns
+    (`room_name`, ...; None without a room), as stored now; read in one statement."""
+    ids = list(dict.fromkeys(e["id"] for e in events))
+    if not ids:
+        return {}
+    return {row["id"]: row for row in ctx.sql.all(
+        f"SELECT {EXTRAS_COLUMNS} FROM events JOIN people ON people.id = events.organizer_id "
+        "LEFT JOIN rooms ON rooms.id = events.room_id WHERE events.id IN (SELECT value FROM json_each(?))",
+        [ids], Room)}
 
 
-def _ref(p: Person) -> PersonRef:
-    return PersonRef(name=p.name, email=p.email)
+def _summaries(ctx: ToolContext, found: Sequence[Occurrence], zone: ZoneInfo | None) -> list[EventSummary]:
+    """Summaries of a page of occurrences, their organisers, attendee counts and rooms read in one statement."""
+    extras = _extras(ctx, [o.event for o in found])
+    return [_summary(o, zone, extras[o.event["id"]]) for o in found]
 
 
-def _organizer(ctx: ToolContext, event: Event) -> Person:
-    return ctx.db.get_one(Person, event.organizer_id)
-
-
-def _summaries(ctx: ToolContext, found: list[Occurrence], zone: ZoneInfo | None) -> list[EventSummary]:
-    """Summaries of a page of occurrences, their rooms read in one statement."""
-    room_ids = {o.event.room_id for o in found if o.event.room_id is not None}
-    rooms = {r.id: r for r in ctx.db.scalars(select(Room).where(Room.id.in_(room_ids)))} if room_ids else {}
-    return [_summary(ctx, o, zone, rooms) for o in found]
-
-
-def _summary(ctx: ToolContext, occ: Occurrence, zone: ZoneInfo | None,
-             rooms: dict[int, Room] | None = None) -> EventSummary:
+def _summary(occ: Occurrence, zone: ZoneInfo | None, extra: Row) -> EventSummary:
     event = occ.event
-    shown = zone or ZoneInfo(event.time_zone)
-    if event.room_id is None:
-        room = None
-    else:
-        room = rooms[event.room_id] if rooms is not None else ctx.db.get(Room, event.room_id)
+    shown = zone or ZoneInfo(event["time_zone"])
+    room = None
+    if event["room_id"] is not None:
+        room = RoomOut(id=event["room_id"], name=extra["room_name"], building=extra["building"],
+                       floor=extra["floor"], capacity=extra["capacity"], has_video=extra["has_video"])
     return EventSummary(
-        event_id=event.id, occurrence_id=occ.occurrence_id, calendar_id=event.calendar_id,
-        title=event.title, status=occ.status, start=occ.start, end=occ.end,
+        event_id=event["id"], occurrence_id=occ.occurrence_id, calendar_id=event["calendar_id"],
+        title=event["title"], status=occ.status, start=occ.start, end=occ.end,
         start_local=_local(occ.start, shown), end_local=_local(occ.end, shown),
-        time_zone=event.time_zone, all_day=event.all_day, recurring=event.recur_freq is not None,
-        organizer=_ref(_organizer(ctx, event)), room=_room_out(room) if room else None,
-        location=event.location, attendee_count=len(event.attendees),
+        time_zone=event["time_zone"], all_day=event["all_day"], recurring=event["recur_freq"] is not None,
+        organizer=PersonRef(name=extra["organizer_name"], email=extra["organizer_email"]), room=room,
+        location=event["location"], attendee_count=extra["attendee_count"],
     )
 
 
-def _recurrence_out(event: Event) -> RecurrenceOut | None:
+def _recurrence_out(event: Row) -> RecurrenceOut | None:
     rule = rule_of(event)
     if rule is None:
         return None
@@ -538,22 +594,20 @@ def _recurrence_out(event: Event) -> RecurrenceOut | None:
                          by_day=list(rule.by_day), count=rule.count, until=rule.until)
 
 
-def _attendee_out(a: Attendee) -> AttendeeOut:
-    p = a.person
-    return AttendeeOut(email=p.email, name=p.name, organization_name=p.organization.name,
-                       is_employee=p.is_employee, organizer=a.organizer, optional=a.optional,
-                       response_status=a.response_status, comment=a.comment, responded_at=a.responded_at)
-
-
 def _detail(ctx: ToolContext, occ: Occurrence, zone: ZoneInfo | None = None) -> EventDetail:
+    """The detail of an occurrence whose event row is as stored now (every column)."""
     event = occ.event
-    ctx.db.flush()
-    ctx.db.refresh(event, ["attendees"])
+    attendees = ctx.sql.all(
+        "SELECT people.email, people.name, organizations.name AS organization_name, people.is_employee, "
+        "attendees.organizer, attendees.optional, attendees.response_status, attendees.comment, "
+        "attendees.responded_at FROM attendees JOIN people ON people.id = attendees.person_id "
+        "JOIN organizations ON organizations.id = people.organization_id WHERE attendees.event_id = ? "
+        "ORDER BY attendees.id", [event["id"]], (Attendee, Person))
     return EventDetail(
-        **_summary(ctx, occ, zone).model_dump(), description=event.description, show_as=event.show_as,
+        **_summaries(ctx, [occ], zone)[0].model_dump(), description=event["description"], show_as=event["show_as"],
         recurrence=_recurrence_out(event), original_start=occ.original_start,
-        attendees=[_attendee_out(a) for a in event.attendees],
-        created_at=event.created_at, updated_at=event.updated_at,
+        attendees=[AttendeeOut(**a) for a in attendees],
+        created_at=event["created_at"], updated_at=event["updated_at"],
     )
 
 
@@ -561,76 +615,123 @@ def _event_clauses(
     ctx: ToolContext, calendar_id: int | None = None, query: str | None = None,
     attendee_email: str | None = None, organizer_email: str | None = None,
     organization: str | None = None, room_id: int | None = None, all_day: bool | None = None,
-) -> list[ColumnElement[bool]]:
-    clauses: list[ColumnElement[bool]] = []
+) -> tuple[str, list[Any]]:
+    """The event filters as an SQL condition on `events` and its positional parameters."""
+    clauses = ["1"]
+    params: list[Any] = []
     if calendar_id is not None:
         calendar = _calendar(ctx, calendar_id)
-        if calendar.kind == "primary":
-            invited = select(Attendee.event_id).where(Attendee.person_id == calendar.owner_id)
-            clauses.append(or_(Event.calendar_id == calendar_id, Event.id.in_(invited)))
+        if calendar["kind"] == "primary":
+            clauses.append("(events.calendar_id = ? OR events.id IN (SELECT event_id FROM attendees WHERE person_id = ?))")
+            params += [calendar_id, calendar["owner_id"]]
         else:
-            clauses.append(Event.calendar_id == calendar_id)
+            clauses.append("events.calendar_id = ?")
+            params.append(calendar_id)
     for word in search_words(query):
-        clauses.append(contains_text(word, Event.title, Event.description, Event.location))
+        clauses.append("(lower(events.title) LIKE ? ESCAPE '/' OR lower(events.description) LIKE ? ESCAPE '/' "
+                       "OR lower(events.location) LIKE ? ESCAPE '/')")
+        params += [contains_pattern(word)] * 3
     if attendee_email is not None:
-        person = _person(ctx, attendee_email)
-        clauses.append(Event.id.in_(select(Attendee.event_id).where(Attendee.person_id == person.id)))
+        clauses.append("events.id IN (SELECT event_id FROM attendees WHERE person_id = ?)")
+        params.append(_person(ctx, attendee_email)["id"])
     if organizer_email is not None:
-        clauses.append(Event.organizer_id == _person(ctx, organizer_email).id)
+        clauses.append("events.organizer_id = ?")
+        params.append(_person(ctx, organizer_email)["id"])
     if organization:
         # Narrowed from the few organisations down, so that attendees are read by their index.
-        orgs = select(Organization.id).where(contains_text(organization, Organization.name))
-        members = select(Person.id).where(Person.organization_id.in_(orgs))
-        clauses.append(Event.id.in_(select(Attendee.event_id).where(Attendee.person_id.in_(members))))
+        clauses.append("events.id IN (SELECT event_id FROM attendees WHERE person_id IN (SELECT id FROM people "
+                       "WHERE organization_id IN (SELECT id FROM organizations WHERE lower(name) LIKE ? ESCAPE '/')))")
+        params.append(contains_pattern(organization.strip().lower()))
     if room_id is not None:
         _room(ctx, room_id)
-        clauses.append(Event.room_id == room_id)
+        clauses.append("events.room_id = ?")
+        params.append(room_id)
     if all_day is not None:
-        clauses.append(Event.all_day.is_(all_day))
-    return clauses
+        clauses.append("events.all_day = ?")
+        params.append(all_day)
+    return " AND ".join(clauses), params
+
+
+# ---------------------------------------------------------------- writes on rows
+
+
+def _save(ctx: ToolContext, table: str, before: Row, after: Row) -> None:
+    """Write the columns of a row that changed from `before` to `after` (none: no statement)."""
+    changed = {column: value for column, value in after.items() if value != before[column]}
+    if changed:
+        assignments = ", ".join(f"{quote(column)} = ?" for column in changed)
+        ctx.sql.execute(f"UPDATE {quote(table)} SET {assignments} WHERE id = ?", [*changed.values(), before["id"]])
+
+
+def _insert_event(ctx: ToolContext, event: Row) -> Row:
+    """Insert a new event row (every column but the id, which SQLite assigns); the row as stored."""
+    event_id = ctx.sql.insert(f"INSERT INTO events ({', '.join(EVENT_FIELDS)}) "
+                              f"VALUES ({', '.join('?' * len(EVENT_FIELDS))})", [event[f] for f in EVENT_FIELDS])
+    return {"id": event_id, **{f: event[f] for f in EVENT_FIELDS}}
+
+
+def _insert_attendees(ctx: ToolContext, event_id: int, attendees: Sequence[Row]) -> None:
+    """Invite people to an event in one statement; ids follow the order given."""
+    if attendees:
+        rows = ", ".join([f"(?, {', '.join('?' * len(ATTENDEE_FIELDS))})"] * len(attendees))
+        ctx.sql.execute(f"INSERT INTO attendees (event_id, {', '.join(ATTENDEE_FIELDS)}) VALUES {rows}",
+                        [value for a in attendees for value in (event_id, *(a[f] for f in ATTENDEE_FIELDS))])
+
+
+def _invitation(person_id: int, optional: bool) -> Row:
+    """An attendee row of someone invited who has not answered yet."""
+    return {"person_id": person_id, "response_status": "needsAction", "optional": optional, "organizer": False,
+            "comment": None, "responded_at": None}
 
 
 # ---------------------------------------------------------------- rules
 
 
-def _ensure_open(ctx: ToolContext, event: Event, occ: Occurrence | None = None) -> None:
+def _ensure_open(ctx: ToolContext, event: Row, occ: Occurrence | None = None) -> None:
     """Cancelled events, and events whose every occurrence has ended, cannot change."""
-    if event.status == "cancelled":
-        raise ForbiddenError(f"event {event.id} is already cancelled and can no longer change; "
+    if event["status"] == "cancelled":
+        raise ForbiddenError(f"event {event['id']} is already cancelled and can no longer change; "
                              "create a new event instead")
-    name = f"occurrence {occ.occurrence_id}" if occ is not None else f"event {event.id}"
+    name = f"occurrence {occ.occurrence_id}" if occ is not None else f"event {event['id']}"
     if occ is not None and occ.status == "cancelled":
         raise ForbiddenError(f"{name} is already cancelled and can no longer change")
-    end = occ.end if occ is not None else event.span_end
+    end = occ.end if occ is not None else event["span_end"]
     if end <= ctx.now:
         raise ForbiddenError(f"{name} already took place (it ended at {end:%Y-%m-%dT%H:%M:%SZ}); "
                              "past events cannot be changed")
 
 
-def _check_capacity(room: Room, people: int) -> None:
-    if people > room.capacity:
-        raise ForbiddenError(f"room {room.id} ({room.name}) holds {room.capacity} people but the event has "
+def _check_capacity(room: Row, people: int) -> None:
+    if people > room["capacity"]:
+        raise ForbiddenError(f"room {room['id']} ({room['name']}) holds {room['capacity']} people but the event has "
                              f"{people} attendees; use list_rooms with min_capacity={people} to find a bigger room")
 
 
-def _check_room_free(ctx: ToolContext, room: Room, spans: list[tuple[datetime, datetime]], event_id: int | None) -> None:
+def _check_room_free(ctx: ToolContext, room: Row, spans: list[tuple[datetime, datetime]], event_id: int | None) -> None:
     """Forbid booking `room` at any span that ends after now and meets another event's booking."""
     spans = sorted((s, e) for s, e in spans if e > ctx.now)
     if not spans:
         return
-    taken = [o for o in _occurrences(ctx, spans[0][0], max(e for _, e in spans), [Event.room_id == room.id],
-                                  attendees=False) if o.event.id != event_id]
+    taken = [o for o in _occurrences(ctx, spans[0][0], max(e for _, e in spans), "events.room_id = ?", [room["id"]])
+             if o.event["id"] != event_id]
     for start, end in spans:
         for o in taken:
             if o.start < end and start < o.end:
                 raise ForbiddenError(
-                    f"room {room.id} ({room.name}) is already booked {o.start:%Y-%m-%dT%H:%M}Z-{o.end:%H:%M}Z by "
-                    f"event {o.occurrence_id or o.event.id} ({o.event.title}); use get_room_availability or "
+                    f"room {room['id']} ({room['name']}) is already booked {o.start:%Y-%m-%dT%H:%M}Z-{o.end:%H:%M}Z "
+                    f"by event {o.occurrence_id or o.event['id']} ({o.event['title']}); use get_room_availability or "
                     "list_rooms with available_from/available_until to find a free room or time")
 
 
-def _future_spans(ctx: ToolContext, event: Event) -> list[tuple[datetime, datetime]]:
-    return [(o.start, o.end) for o in _expand(event, ctx.now, END_OF_TIME, include_cancelled=False)]
+def _future_spans(ctx: ToolContext, event: Row, overrides: Sequence[Row]) -> list[tuple[datetime, datetime]]:
+    return [(o.start, o.end) for o in _expand(event, overrides, ctx.now, END_OF_TIME, include_cancelled=False)]
+
+
+def _booked_room(ctx: ToolContext, event: Row) -> Row:
+    """The room an event has booked (it has one)."""
+    room = ctx.sql.one("SELECT * FROM rooms WHERE id = ?", [event["room_id"]], Room)
+    assert room is not None, "events.room_id references rooms"
+    return room
 
 
 def _rule(recurrence: RecurrenceIn, zone: ZoneInfo) -> Rule:
@@ -644,29 +745,29 @@ def _rule(recurrence: RecurrenceIn, zone: ZoneInfo) -> Rule:
                 until=_utc(recurrence.until, zone) if recurrence.until is not None else None)
 
 
-def _check_rule(event: Event) -> None:
+def _check_rule(event: Row) -> None:
     """The event's rule must include its start's weekday and end within 3 years of it."""
     rule = rule_of(event)
     if rule is None:
         return
-    zone = ZoneInfo(event.time_zone)
-    weekday = WEEKDAYS[to_local(event.start_at, zone).weekday()]
+    zone = ZoneInfo(event["time_zone"])
+    weekday = WEEKDAYS[to_local(event["start_at"], zone).weekday()]
     if rule.by_day and weekday not in rule.by_day:
         raise InvalidArgumentError(f"the start falls on {weekday} (in {zone.key}), which is not in by_day "
                                    f"{','.join(rule.by_day)}; start the event on its first occurrence")
-    limit = event.start_at + timedelta(days=MAX_SERIES_DAYS)
-    if rule.until is not None and not event.start_at <= rule.until <= limit:
+    limit = event["start_at"] + timedelta(days=MAX_SERIES_DAYS)
+    if rule.until is not None and not event["start_at"] <= rule.until <= limit:
         raise InvalidArgumentError("recurrence.until must be between the start and 3 years after it")
     if rule.count is not None and max(i.start for i in instances(event)) > limit:
         raise InvalidArgumentError("a recurring event must end within 3 years of its start; lower recurrence.count")
 
 
-def _set_rule(event: Event, rule: Rule | None) -> None:
-    event.recur_freq = rule.freq if rule else None
-    event.recur_interval = rule.interval if rule else None
-    event.recur_by_day = ",".join(rule.by_day) if rule and rule.by_day else None
-    event.recur_count = rule.count if rule else None
-    event.recur_until = rule.until if rule else None
+def _set_rule(event: Row, rule: Rule | None) -> None:
+    event["recur_freq"] = rule.freq if rule else None
+    event["recur_interval"] = rule.interval if rule else None
+    event["recur_by_day"] = ",".join(rule.by_day) if rule and rule.by_day else None
+    event["recur_count"] = rule.count if rule else None
+    event["recur_until"] = rule.until if rule else None
 
 
 def _times(start: datetime, end: datetime, zone: ZoneInfo, all_day: bool) -> tuple[datetime, datetime]:
@@ -674,7 +775,7 @@ def _times(start: datetime, end: datetime, zone: ZoneInfo, all_day: bool) -> tup
     if all_day:
         first = start.astimezone(zone).date() if start.tzinfo else start.date()
         last = end.astimezone(zone).date() if end.tzinfo else end.date()
-        start_utc, end_utc = to_utc(datetime.combine(first, time()), zone), to_utc(datetime.combine(last, time()), zone)
+        start_utc, end_utc = _utc(datetime.combine(first, time()), zone), _utc(datetime.combine(last, time()), zone)
     else:
         start_utc, end_utc = _utc(start, zone), _utc(end, zone)
     if end_utc <= start_utc:
@@ -683,9 +784,13 @@ def _times(start: datetime, end: datetime, zone: ZoneInfo, all_day: bool) -> tup
     return start_utc, end_utc
 
 
-def _drop_stale_overrides(event: Event) -> None:
+def _drop_stale_overrides(ctx: ToolContext, event: Row, overrides: Sequence[Row]) -> list[Row]:
+    """Delete the overrides whose occurrence the event's rule no longer places; those kept."""
     valid = {i.start for i in instances(event)}
-    event.overrides = [o for o in event.overrides if o.original_start in valid]
+    stale = [o["id"] for o in overrides if o["original_start"] not in valid]
+    if stale:
+        ctx.sql.execute("DELETE FROM occurrence_overrides WHERE id IN (SELECT value FROM json_each(?))", [stale])
+    return [o for o in overrides if o["original_start"] in valid]
 
 
 # ---------------------------------------------------------------- reads
@@ -701,18 +806,24 @@ def list_calendars(
     per_page: PerPage = 50,
 ) -> CalendarPage:
     """List calendars: one primary calendar per employee and the shared team calendars, by id."""
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if kind:
-        clauses.append(Calendar.kind == kind)
+        clauses.append("calendars.kind = ?")
+        params.append(kind)
     if query:
-        clauses.append(contains_text(query, Calendar.name, Person.name, Person.email))
-    statement = (select(Calendar).join(Person, Person.id == Calendar.owner_id).where(*clauses)
-                 .order_by(Calendar.id))
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
+        clauses.append("(lower(calendars.name) LIKE ? ESCAPE '/' OR lower(people.name) LIKE ? ESCAPE '/' "
+                       "OR lower(people.email) LIKE ? ESCAPE '/')")
+        params += [contains_pattern(query.strip().lower())] * 3
+    found = ctx.sql.page(
+        "calendars.id, calendars.name, calendars.description, calendars.kind, calendars.time_zone, "
+        "people.name AS owner_name, people.email AS owner_email",
+        f"FROM calendars JOIN people ON people.id = calendars.owner_id WHERE {' AND '.join(clauses)} "
+        "ORDER BY calendars.id", params, page, per_page)
     return CalendarPage(
-        calendars=[CalendarOut(id=c.id, name=c.name, description=c.description, kind=c.kind,
-                               owner=_ref(c.owner), time_zone=c.time_zone) for c in rows],
-        total=total, page=page, next_page=following)
+        calendars=[CalendarOut(**c, owner=PersonRef(name=c["owner_name"], email=c["owner_email"]))
+                   for c in found.rows],
+        total=found.total, page=page, next_page=found.next_page)
 
 
 @tools.tool(examples=[{"organization": "montgomery", "per_page": 5}, {"query": "miller", "is_employee": True}])
@@ -725,17 +836,21 @@ def search_people(
     per_page: PerPage = 25,
 ) -> PersonPage:
     """Search the directory of employees and customers who can be invited, sorted by name."""
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if query:
-        clauses.append(contains_text(query, Person.name, Person.email))
+        clauses.append("(lower(people.name) LIKE ? ESCAPE '/' OR lower(people.email) LIKE ? ESCAPE '/')")
+        params += [contains_pattern(query.strip().lower())] * 2
     if organization:
-        clauses.append(contains_text(organization, Organization.name))
+        clauses.append("lower(organizations.name) LIKE ? ESCAPE '/'")
+        params.append(contains_pattern(organization.strip().lower()))
     if is_employee is not None:
-        clauses.append(Person.is_employee.is_(is_employee))
-    statement = (select(Person).join(Organization, Organization.id == Person.organization_id).where(*clauses)
-                 .order_by(Person.name, Person.id))
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return PersonPage(people=[_person_out(ctx, p) for p in rows], total=total, page=page, next_page=following)
+        clauses.append("people.is_employee = ?")
+        params.append(is_employee)
+    found = ctx.sql.page(PERSON_OUT_COLUMNS, f"{PEOPLE_WITH_ORGANIZATIONS} WHERE {' AND '.join(clauses)} "
+                         "ORDER BY people.name, people.id", params, page, per_page, Person)
+    return PersonPage(people=[PersonOut(**p) for p in found.rows], total=found.total, page=page,
+                      next_page=found.next_page)
 
 
 @tools.tool(examples=[{"email": "ann.olson@northwindsystems.com"}, {"email": "justin.fitzgerald@montgomeryllc.com"}])
@@ -744,7 +859,11 @@ def get_person(
     email: Annotated[Email, Field(description="The person's email address.")],
 ) -> PersonOut:
     """Look up a person by email: name, organisation, job title, time zone and primary calendar."""
-    return _person_out(ctx, _person(ctx, email))
+    person = ctx.sql.one(f"SELECT {PERSON_OUT_COLUMNS} {PEOPLE_WITH_ORGANIZATIONS} WHERE people.email = ?",
+                         [email.strip().lower()], Person)
+    if person is None:
+        raise _no_person(email)
+    return PersonOut(**person)
 
 
 @tools.tool(examples=[
@@ -776,9 +895,9 @@ def list_events(
     """
     zone = _zone(time_zone)
     start, end = _range(time_min, time_max, zone, ctx.now)
-    clauses = _event_clauses(ctx, calendar_id, query, attendee_email, organizer_email, organization,
-                             room_id, all_day)
-    found = _occurrences(ctx, start, end, clauses, include_cancelled)
+    where, params = _event_clauses(ctx, calendar_id, query, attendee_email, organizer_email, organization,
+                                   room_id, all_day)
+    found = _occurrences(ctx, start, end, where, params, include_cancelled)
     offset, limit = page_slice(page, per_page)
     shown = zone if time_zone else None
     return EventPage(events=_summaries(ctx, found[offset:offset + limit], shown),
@@ -790,7 +909,7 @@ def list_events(
 def get_event(ctx: ToolContext, event_id: EventIdArg, time_zone: ShowZoneArg = None) -> EventDetail:
     """Get an event or one occurrence with its description, attendees and their responses, room and rule."""
     zone = _zone(time_zone) if time_zone else None
-    event, occ = _find(ctx, event_id)
+    event, _, occ = _find(ctx, event_id)
     return _detail(ctx, occ or _whole(event), zone)
 
 
@@ -815,11 +934,12 @@ def list_event_instances(
     """
     zone = _zone(time_zone)
     event = _event(ctx, event_id)
-    start = _utc(time_min, zone) if time_min is not None else event.span_start
-    end = _utc(time_max, zone) if time_max is not None else event.span_end + timedelta(seconds=1)
+    start = _utc(time_min, zone) if time_min is not None else event["span_start"]
+    end = _utc(time_max, zone) if time_max is not None else event["span_end"] + timedelta(seconds=1)
     if end <= start:
         raise InvalidArgumentError("time_max must be later than time_min")
-    found = sorted(_expand(event, start, end, include_cancelled), key=lambda o: (o.start, o.occurrence_id or ""))
+    found = sorted(_expand(event, _overrides(ctx, event), start, end, include_cancelled),
+                   key=lambda o: (o.start, o.occurrence_id or ""))
     offset, limit = page_slice(page, per_page)
     shown = zone if time_zone else None
     return EventPage(events=_summaries(ctx, found[offset:offset + limit], shown),
@@ -827,21 +947,24 @@ def list_event_instances(
                      time_min=start, time_max=end)
 
 
-def _busy_by_person(ctx: ToolContext, people: list[Person], start: datetime, end: datetime) -> dict[int, list[tuple[datetime, datetime]]]:
+def _busy_by_person(ctx: ToolContext, people: list[Row], start: datetime, end: datetime) -> dict[int, list[tuple[datetime, datetime]]]:
     """Merged busy intervals per person: confirmed, 'busy' events they organise or have not declined."""
-    ids = [p.id for p in people]
-    attending = select(Attendee.event_id).where(Attendee.person_id.in_(ids), Attendee.response_status != "declined")
+    ids = [p["id"] for p in people]
+    attending = ("attendees.person_id IN (SELECT value FROM json_each(?)) "
+                 "AND attendees.response_status != 'declined'")
+    found = _occurrences(ctx, start, end, "events.show_as = 'busy' AND events.id IN "
+                         f"(SELECT attendees.event_id FROM attendees WHERE {attending})", [ids])
+    attendees: defaultdict[int, list[int]] = defaultdict(list)
+    if found:
+        for row in ctx.sql.all("SELECT attendees.event_id, attendees.person_id FROM attendees "
+                               f"WHERE attendees.event_id IN (SELECT value FROM json_each(?)) AND {attending}",
+                               [list(dict.fromkeys(o.event["id"] for o in found)), ids]):
+            attendees[row["event_id"]].append(row["person_id"])
     busy: dict[int, list[tuple[datetime, datetime]]] = {pid: [] for pid in ids}
-    for o in _occurrences(ctx, start, end, [Event.show_as == "busy", Event.id.in_(attending)]):
-        for a in o.event.attendees:
-            if a.person_id in busy and a.response_status != "declined":
-                busy[a.person_id].append((max(o.start, start), min(o.end, end)))
+    for o in found:
+        for person_id in attendees[o.event["id"]]:
+            busy[person_id].append((max(o.start, start), min(o.end, end)))
     return {pid: _merge(spans) for pid, spans in busy.items()}
-
-
-def _people(ctx: ToolContext, emails: list[str]) -> list[Person]:
-    people = [_person(ctx, e) for e in emails]
-    return list({p.id: p for p in people}.values())
 
 
 @tools.tool(examples=[
@@ -863,10 +986,10 @@ def get_free_busy(
     start, end = _range(time_min, time_max, zone, ctx.now, MAX_RANGE_DAYS)
     people = _people(ctx, emails)
     busy = _busy_by_person(ctx, people, start, end)
-    out = [PersonBusy(email=p.email, name=p.name,
+    out = [PersonBusy(email=p["email"], name=p["name"],
                       busy=[Interval(start=s, end=e, start_local=_local(s, zone), end_local=_local(e, zone))
-                            for s, e in busy[p.id]],
-                      busy_minutes=sum(_minutes(s, e) for s, e in busy[p.id])) for p in people]
+                            for s, e in busy[p["id"]]],
+                      busy_minutes=sum(_minutes(s, e) for s, e in busy[p["id"]])) for p in people]
     return FreeBusy(time_min=start, time_max=end, time_zone=zone.key, people=out)
 
 
@@ -946,13 +1069,13 @@ def find_meeting_slots(
     return SlotList(slots=slots, time_zone=zone.key, searched_from=start, searched_until=end)
 
 
-def _rooms_with_bookings(ctx: ToolContext, start: datetime, end: datetime, size: int) -> list[tuple[Room, list[tuple[datetime, datetime]]]]:
+def _rooms_with_bookings(ctx: ToolContext, start: datetime, end: datetime, size: int) -> list[tuple[Row, list[tuple[datetime, datetime]]]]:
     """Rooms holding `size` people, smallest first, with their merged bookings in the range."""
-    rooms = list(ctx.db.scalars(select(Room).where(Room.capacity >= size).order_by(Room.capacity, Room.id)))
-    taken: dict[int, list[tuple[datetime, datetime]]] = {r.id: [] for r in rooms}
-    for o in _occurrences(ctx, start, end, [Event.room_id.in_(list(taken))], attendees=False):
-        taken[o.event.room_id or 0].append((o.start, o.end))
-    return [(r, _merge(taken[r.id])) for r in rooms]
+    rooms = ctx.sql.all("SELECT * FROM rooms WHERE capacity >= ? ORDER BY capacity, id", [size], Room)
+    taken: dict[int, list[tuple[datetime, datetime]]] = {r["id"]: [] for r in rooms}
+    for o in _occurrences(ctx, start, end, "events.room_id IN (SELECT value FROM json_each(?))", [list(taken)]):
+        taken[o.event["room_id"] or 0].append((o.start, o.end))
+    return [(r, _merge(taken[r["id"]])) for r in rooms]
 
 
 @tools.tool(examples=[
@@ -973,18 +1096,22 @@ def list_rooms(
     """List meeting rooms (smallest first) with capacity, building and video; optionally only free ones."""
     if (available_from is None) != (available_until is None):
         raise InvalidArgumentError("give both available_from and available_until, or neither")
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if building:
-        clauses.append(func.lower(Room.building) == building.strip().lower())
+        clauses.append("lower(building) = ?")
+        params.append(building.strip().lower())
     if min_capacity is not None:
-        clauses.append(Room.capacity >= min_capacity)
+        clauses.append("capacity >= ?")
+        params.append(min_capacity)
     if has_video is not None:
-        clauses.append(Room.has_video.is_(has_video))
-    rooms = list(ctx.db.scalars(select(Room).where(*clauses).order_by(Room.capacity, Room.id)))
+        clauses.append("has_video = ?")
+        params.append(has_video)
+    rooms = ctx.sql.all(f"SELECT * FROM rooms WHERE {' AND '.join(clauses)} ORDER BY capacity, id", params, Room)
     if available_from is not None and available_until is not None:
         start, end = _range(available_from, available_until, _zone(time_zone), ctx.now)
-        booked = {o.event.room_id for o in _occurrences(ctx, start, end, [Event.room_id.is_not(None)], attendees=False)}
-        rooms = [r for r in rooms if r.id not in booked]
+        booked = {o.event["room_id"] for o in _occurrences(ctx, start, end, "events.room_id IS NOT NULL")}
+        rooms = [r for r in rooms if r["id"] not in booked]
     return RoomList(rooms=[_room_out(r) for r in rooms])
 
 
@@ -1000,40 +1127,43 @@ def get_room_availability(
     room = _room(ctx, room_id)
     zone = _zone(time_zone)
     start, end = _range(time_min, time_max, zone, ctx.now, MAX_RANGE_DAYS)
-    found = _occurrences(ctx, start, end, [Event.room_id == room_id], attendees=False)
+    found = _occurrences(ctx, start, end, "events.room_id = ?", [room_id])
+    extras = _extras(ctx, [o.event for o in found])
     bookings = []
     for o in found:
-        shown = zone if time_zone else ZoneInfo(o.event.time_zone)
-        bookings.append(Booking(event_id=o.event.id, occurrence_id=o.occurrence_id, title=o.event.title,
+        shown = zone if time_zone else ZoneInfo(o.event["time_zone"])
+        extra = extras[o.event["id"]]
+        bookings.append(Booking(event_id=o.event["id"], occurrence_id=o.occurrence_id, title=o.event["title"],
                                 start=o.start, end=o.end, start_local=_local(o.start, shown),
-                                end_local=_local(o.end, shown), organizer=_ref(_organizer(ctx, o.event))))
+                                end_local=_local(o.end, shown),
+                                organizer=PersonRef(name=extra["organizer_name"], email=extra["organizer_email"])))
     busy = _merge([(max(o.start, start), min(o.end, end)) for o in found])
     return RoomAvailability(room=_room_out(room), time_min=start, time_max=end, free=not found,
                             busy_minutes=sum(_minutes(s, e) for s, e in busy), bookings=bookings)
 
 
-def _group_labels(ctx: ToolContext, group_by: str, where: list[ColumnElement[bool]],
-                  found: list[Occurrence]) -> dict[int, list[tuple[str, str]]]:
+def _group_labels(ctx: ToolContext, group_by: str, found: list[Occurrence]) -> dict[int, list[tuple[str, str]]]:
     """Per event id, the (key, label) pairs its occurrences count under, for the groupings that
     name calendars, organisers or organisations; each read in one statement over the events of
-    `found` (matched by `where`)."""
+    `found`."""
     if group_by == "calendar":
-        ids = {o.event.calendar_id for o in found}
-        names = {cid: name for cid, name in ctx.db.execute(select(Calendar.id, Calendar.name).where(Calendar.id.in_(ids)))}
-        return {o.event.id: [(str(o.event.calendar_id), names[o.event.calendar_id])] for o in found}
+        ids = list({o.event["calendar_id"] for o in found})
+        names = {row["id"]: row["name"] for row in ctx.sql.all(
+            "SELECT id, name FROM calendars WHERE id IN (SELECT value FROM json_each(?))", [ids])}
+        return {o.event["id"]: [(str(o.event["calendar_id"]), names[o.event["calendar_id"]])] for o in found}
     if group_by == "organizer":
-        ids = {o.event.organizer_id for o in found}
-        people = {pid: (email, name) for pid, email, name in
-                  ctx.db.execute(select(Person.id, Person.email, Person.name).where(Person.id.in_(ids)))}
-        return {o.event.id: [people[o.event.organizer_id]] for o in found}
-    customers = (select(Attendee.event_id, Organization.name).distinct()
-                 .join(Person, Person.id == Attendee.person_id)
-                 .join(Organization, Organization.id == Person.organization_id)
-                 .where(Person.is_employee.is_(False), Attendee.event_id.in_(select(Event.id).where(*where))))
+        ids = list({o.event["organizer_id"] for o in found})
+        people = {row["id"]: (row["email"], row["name"]) for row in ctx.sql.all(
+            "SELECT id, email, name FROM people WHERE id IN (SELECT value FROM json_each(?))", [ids])}
+        return {o.event["id"]: [people[o.event["organizer_id"]]] for o in found}
     orgs: dict[int, set[str]] = {}
-    for event_id, name in ctx.db.execute(customers):
-        orgs.setdefault(event_id, set()).add(name)
-    return {o.event.id: [(name, name) for name in sorted(orgs.get(o.event.id, ()))] or [("internal", "internal")]
+    for row in ctx.sql.all(
+            "SELECT DISTINCT attendees.event_id, organizations.name FROM attendees "
+            "JOIN people ON people.id = attendees.person_id JOIN organizations ON organizations.id = people.organization_id "
+            "WHERE people.is_employee = 0 AND attendees.event_id IN (SELECT value FROM json_each(?))",
+            [list({o.event["id"] for o in found})]):
+        orgs.setdefault(row["event_id"], set()).add(row["name"])
+    return {o.event["id"]: [(name, name) for name in sorted(orgs.get(o.event["id"], ()))] or [("internal", "internal")]
             for o in found}
 
 
@@ -1041,11 +1171,11 @@ def _group_keys(occ: Occurrence, group_by: str, zone: ZoneInfo | None,
                 labels: dict[int, list[tuple[str, str]]]) -> list[tuple[str, str]]:
     """The (key, label) pairs an occurrence counts under."""
     if group_by == "month":
-        return [(to_local(occ.start, zone or ZoneInfo(occ.event.time_zone)).strftime("%Y-%m"),) * 2]
+        return [(to_local(occ.start, zone or ZoneInfo(occ.event["time_zone"])).strftime("%Y-%m"),) * 2]
     if group_by == "week":
-        year, week, _ = to_local(occ.start, zone or ZoneInfo(occ.event.time_zone)).isocalendar()
+        year, week, _ = to_local(occ.start, zone or ZoneInfo(occ.event["time_zone"])).isocalendar()
         return [(f"{year}-W{week:02d}",) * 2]
-    return labels[occ.event.id]
+    return labels[occ.event["id"]]
 
 
 @tools.tool(examples=[
@@ -1077,12 +1207,12 @@ def meeting_stats(
     """
     zone = _zone(time_zone)
     start, end = _range(time_min, time_max, zone, ctx.now)
-    clauses = _event_clauses(ctx, calendar_id, query, attendee_email, organizer_email, organization,
-                             room_id, all_day)
-    found = _occurrences(ctx, start, end, clauses, attendees=False)
+    where, params = _event_clauses(ctx, calendar_id, query, attendee_email, organizer_email, organization,
+                                   room_id, all_day)
+    found = _occurrences(ctx, start, end, where, params)
     labels: dict[int, list[tuple[str, str]]] = {}
     if group_by in ("calendar", "organizer", "organization") and found:
-        labels = _group_labels(ctx, group_by, _occurring(start, end, clauses), found)
+        labels = _group_labels(ctx, group_by, found)
     events: Counter[tuple[str, str]] = Counter()
     minutes: Counter[tuple[str, str]] = Counter()
     for o in found if group_by else ():
@@ -1134,38 +1264,39 @@ def create_event(
 ) -> EventDetail:
     """Create an event, optionally recurring, with attendees and a room; the organiser is an attendee who accepted."""
     calendar = _calendar(ctx, calendar_id)
-    zone = _zone(time_zone, calendar.time_zone)
+    zone = _zone(time_zone, calendar["time_zone"])
     start_utc, end_utc = _times(start, end, zone, all_day)
-    organizer = _person(ctx, organizer_email) if organizer_email else ctx.db.get_one(Person, calendar.owner_id)
-    if not organizer.is_employee:
-        raise ForbiddenError(f"{organizer.email} is not a Northwind Systems employee; only employees organise events")
-    event = Event(
-        calendar_id=calendar.id, title=title, description=description, location=location,
-        start_at=start_utc, end_at=end_utc, time_zone=zone.key, all_day=all_day, show_as=show_as,
-        status="confirmed", organizer_id=organizer.id, room_id=None, span_start=start_utc,
-        span_end=end_utc, created_at=ctx.now, updated_at=ctx.now,
-    )
+    if organizer_email:
+        organizer = _person(ctx, organizer_email)
+    else:
+        organizer = ctx.sql.one(f"SELECT {PERSON_COLUMNS} FROM people WHERE id = ?", [calendar["owner_id"]], Person)
+        assert organizer is not None, "calendars.owner_id references people"
+    if not organizer["is_employee"]:
+        raise ForbiddenError(f"{organizer['email']} is not a Northwind Systems employee; only employees organise events")
+    event: Row = {
+        "id": None, "calendar_id": calendar["id"], "title": title, "description": description, "location": location,
+        "start_at": start_utc, "end_at": end_utc, "time_zone": zone.key, "all_day": all_day, "show_as": show_as,
+        "status": "confirmed", "organizer_id": organizer["id"], "room_id": None, "span_start": start_utc,
+        "span_end": end_utc, "created_at": ctx.now, "updated_at": ctx.now,
+    }
     _set_rule(event, _rule(recurrence, zone) if recurrence is not None else None)
     _check_rule(event)
-    refresh_span(event)
-    invited = {organizer.id: Attendee(person_id=organizer.id, response_status="accepted", optional=False,
-                                      organizer=True, comment=None, responded_at=ctx.now)}
+    refresh_span(event, ())
+    invited = {organizer["id"]: {"person_id": organizer["id"], "response_status": "accepted", "optional": False,
+                                 "organizer": True, "comment": None, "responded_at": ctx.now}}
     for emails, optional in ((attendee_emails, False), (optional_attendee_emails, True)):
         for person in _people(ctx, emails):
-            invited.setdefault(person.id, Attendee(person_id=person.id, response_status="needsAction",
-                                                   optional=optional, organizer=False, comment=None,
-                                                   responded_at=None))
-    event.attendees = list(invited.values())
+            invited.setdefault(person["id"], _invitation(person["id"], optional))
     if room_id is not None:
         room = _room(ctx, room_id)
-        if event.span_end <= ctx.now:
+        if event["span_end"] <= ctx.now:
             raise ForbiddenError("rooms can only be booked for events that have not yet ended")
-        _check_capacity(room, len(event.attendees))
-        _check_room_free(ctx, room, _future_spans(ctx, event), None)
-        event.room_id, event.location = room.id, location or room.name
-    ctx.db.add(event)
-    ctx.db.flush()
-    return _detail(ctx, _whole(event))
+        _check_capacity(room, len(invited))
+        _check_room_free(ctx, room, _future_spans(ctx, event, ()), None)
+        event["room_id"], event["location"] = room["id"], location or room["name"]
+    stored = _insert_event(ctx, event)
+    _insert_attendees(ctx, stored["id"], list(invited.values()))
+    return _detail(ctx, _whole(stored))
 
 
 def _moved(start: datetime | None, end: datetime | None, old_start: datetime, old_end: datetime,
@@ -1183,60 +1314,69 @@ def _moved(start: datetime | None, end: datetime | None, old_start: datetime, ol
     return new_start, new_end
 
 
-def _override(ctx: ToolContext, event: Event, occ: Occurrence, start: datetime, end: datetime,
-              status: str) -> Occurrence:
-    """Record that one occurrence moved or was cancelled; the occurrence as it now is."""
+def _override(ctx: ToolContext, event: Row, overrides: Sequence[Row], occ: Occurrence, start: datetime,
+              end: datetime, status: str) -> Occurrence:
+    """Record that one occurrence moved or was cancelled, and set the event row's new span and
+    update time (the caller saves it); the occurrence as it now is."""
     original = occ.original_start or occ.start
-    row = next((o for o in event.overrides if o.original_start == original), None)
-    if row is None:
-        event.overrides.append(OccurrenceOverride(original_start=original, start_at=start, end_at=end,
-                                                  status=status, updated_at=ctx.now))
+    kept = [o for o in overrides if o["original_start"] != original]
+    before = next((o for o in overrides if o["original_start"] == original), None)
+    after = {"event_id": event["id"], "original_start": original, "start_at": start, "end_at": end,
+             "status": status, "updated_at": ctx.now}
+    if before is None:
+        ctx.sql.execute(f"INSERT INTO occurrence_overrides (event_id, {', '.join(OVERRIDE_FIELDS)}) "
+                        f"VALUES (?, {', '.join('?' * len(OVERRIDE_FIELDS))})",
+                        [event["id"], *(after[f] for f in OVERRIDE_FIELDS)])
     else:
-        row.start_at, row.end_at, row.status, row.updated_at = start, end, status, ctx.now
-    event.updated_at = ctx.now
-    refresh_span(event)
+        _save(ctx, "occurrence_overrides", before, {**before, **after})
+    event["updated_at"] = ctx.now
+    refresh_span(event, [*kept, after])
     return Occurrence(event, occ.occurrence_id, start, end, status, original)
 
 
-def _end_series_before(event: Event, original: datetime) -> None:
-    """Stop a series just before the occurrence that originally started at `original`."""
+def _end_series_before(ctx: ToolContext, event: Row, overrides: Sequence[Row], original: datetime) -> list[Row]:
+    """Stop a series just before the occurrence that originally started at `original`: set the
+    event row's rule and span (the caller saves it) and delete the overrides past its new end;
+    the overrides kept."""
     rule = rule_of(event)
     if rule is not None:
         _set_rule(event, Rule(freq=rule.freq, interval=rule.interval, by_day=rule.by_day, count=None,
                               until=original - timedelta(seconds=1)))
-    _drop_stale_overrides(event)
-    refresh_span(event)
+    kept = _drop_stale_overrides(ctx, event, overrides)
+    refresh_span(event, kept)
+    return kept
 
 
-def _split(ctx: ToolContext, event: Event, occ: Occurrence) -> Event:
-    """Split a series at an occurrence: the old series ends before it, a new one starts there."""
+def _split(ctx: ToolContext, event: Row, overrides: Sequence[Row], occ: Occurrence) -> tuple[Row, list[Row]]:
+    """Split a series at an occurrence: the old series ends before it, a new one starts there
+    with copies of its attendees and of the overrides from there on. The series that continues,
+    as stored, and its overrides (the event itself when the occurrence is its first)."""
     original = occ.original_start or occ.start
     earlier = list(instances(event, stop=original))
     rule = rule_of(event)
     if rule is None or not earlier:
-        return event
+        return event, list(overrides)
     first = next(i for i in instances(event) if i.start == original)
-    new = Event(
-        calendar_id=event.calendar_id, title=event.title, description=event.description,
-        location=event.location, start_at=first.start, end_at=first.end, time_zone=event.time_zone,
-        all_day=event.all_day, show_as=event.show_as, status=event.status,
-        organizer_id=event.organizer_id, room_id=event.room_id, span_start=first.start,
-        span_end=first.end, created_at=ctx.now, updated_at=ctx.now,
-    )
+    new = {**{f: event[f] for f in EVENT_FIELDS}, "start_at": first.start, "end_at": first.end,
+           "span_start": first.start, "span_end": first.end, "created_at": ctx.now, "updated_at": ctx.now}
     _set_rule(new, Rule(freq=rule.freq, interval=rule.interval, by_day=rule.by_day,
                         count=rule.count - len(earlier) if rule.count is not None else None, until=rule.until))
-    new.attendees = [Attendee(person_id=a.person_id, response_status=a.response_status, optional=a.optional,
-                              organizer=a.organizer, comment=a.comment, responded_at=a.responded_at)
-                     for a in event.attendees]
-    new.overrides = [OccurrenceOverride(original_start=o.original_start, start_at=o.start_at, end_at=o.end_at,
-                                        status=o.status, updated_at=o.updated_at)
-                     for o in event.overrides if o.original_start >= original]
-    _end_series_before(event, original)
-    event.updated_at = ctx.now
-    refresh_span(new)
-    ctx.db.add(new)
-    ctx.db.flush()
-    return new
+    copied = [o for o in overrides if o["original_start"] >= original]
+    refresh_span(new, copied)
+    stored = _insert_event(ctx, new)
+    attendee_fields = ", ".join(ATTENDEE_FIELDS)
+    ctx.sql.execute(f"INSERT INTO attendees (event_id, {attendee_fields}) SELECT ?, {attendee_fields} "
+                    "FROM attendees WHERE event_id = ? ORDER BY id", [stored["id"], event["id"]])
+    if copied:
+        override_fields = ", ".join(OVERRIDE_FIELDS)
+        ctx.sql.execute(f"INSERT INTO occurrence_overrides (event_id, {override_fields}) SELECT ?, {override_fields} "
+                        "FROM occurrence_overrides WHERE event_id = ? AND original_start >= ? ORDER BY original_start",
+                        [stored["id"], event["id"], original])
+    ended = dict(event)
+    _end_series_before(ctx, ended, overrides, original)
+    ended["updated_at"] = ctx.now
+    _save(ctx, "events", event, ended)
+    return stored, _overrides(ctx, stored) if copied else []
 
 
 @tools.tool(writes=True, examples=[
@@ -1271,50 +1411,52 @@ def update_event(
     kept only where the new rule still places an occurrence. Cancelled and past events cannot
     change; a booked room must be free at the new times.
     """
-    event, occ = _find(ctx, event_id)
+    stored, overrides, occ = _find(ctx, event_id)
     fields = {"title": title, "description": description, "location": location, "time_zone": time_zone,
               "show_as": show_as, "recurrence": recurrence}
     if start is None and end is None and all(v is None for v in fields.values()):
         raise InvalidArgumentError("give at least one field to change")
     if following and occ is None:
         raise InvalidArgumentError("following=true needs an occurrence id such as '1042_20251114'")
-    _ensure_open(ctx, event, occ)
-    zone = _zone(time_zone, event.time_zone)
+    _ensure_open(ctx, stored, occ)
+    zone = _zone(time_zone, stored["time_zone"])
     if occ is not None and not following:
         extra = sorted(k for k, v in fields.items() if v is not None)
         if extra:
             raise InvalidArgumentError(
                 f"only start and end can change for one occurrence ({', '.join(extra)} given); to change "
-                f"the whole series use event_id {event.id}, or from this occurrence on use following=true")
+                f"the whole series use event_id {stored['id']}, or from this occurrence on use following=true")
         new_start, new_end = _moved(start, end, occ.start, occ.end, zone)
-        if event.room_id is not None:
-            _check_room_free(ctx, ctx.db.get_one(Room, event.room_id), [(new_start, new_end)], event.id)
-        moved = _override(ctx, event, occ, new_start, new_end, "confirmed")
-        ctx.db.flush()
+        if stored["room_id"] is not None:
+            _check_room_free(ctx, _booked_room(ctx, stored), [(new_start, new_end)], stored["id"])
+        event = dict(stored)
+        moved = _override(ctx, event, overrides, occ, new_start, new_end, "confirmed")
+        _save(ctx, "events", stored, event)
         return _detail(ctx, moved)
     if occ is not None:
-        event = _split(ctx, event, occ)
+        stored, overrides = _split(ctx, stored, overrides, occ)
+    event = dict(stored)
     retimed = start is not None or end is not None or time_zone is not None
-    if retimed and event.all_day:
+    if retimed and event["all_day"]:
         raise InvalidArgumentError("the dates of an all-day event cannot change; cancel it and create a new one")
-    if retimed and event.recur_freq is not None and event.start_at < ctx.now:
+    if retimed and event["recur_freq"] is not None and event["start_at"] < ctx.now:
         raise ForbiddenError(
-            f"recurring event {event.id} began on {event.start_at:%Y-%m-%d}; changing its times would rewrite "
+            f"recurring event {event['id']} began on {event['start_at']:%Y-%m-%d}; changing its times would rewrite "
             "past occurrences. Give the occurrence id of the first occurrence to change, with following=true")
     for name in ("title", "description", "location", "show_as"):
         if fields[name] is not None:
-            setattr(event, name, fields[name])
-    event.time_zone = zone.key
-    event.start_at, event.end_at = _moved(start, end, event.start_at, event.end_at, zone)
+            event[name] = fields[name]
+    event["time_zone"] = zone.key
+    event["start_at"], event["end_at"] = _moved(start, end, event["start_at"], event["end_at"], zone)
     if recurrence is not None:
         _set_rule(event, _rule(recurrence, zone))
     _check_rule(event)
-    _drop_stale_overrides(event)
-    refresh_span(event)
-    event.updated_at = ctx.now
-    if event.room_id is not None and (retimed or recurrence is not None):
-        _check_room_free(ctx, ctx.db.get_one(Room, event.room_id), _future_spans(ctx, event), event.id)
-    ctx.db.flush()
+    overrides = _drop_stale_overrides(ctx, event, overrides)
+    refresh_span(event, overrides)
+    event["updated_at"] = ctx.now
+    if event["room_id"] is not None and (retimed or recurrence is not None):
+        _check_room_free(ctx, _booked_room(ctx, event), _future_spans(ctx, event, overrides), event["id"])
+    _save(ctx, "events", stored, event)
     return _detail(ctx, _whole(event))
 
 
@@ -1334,21 +1476,21 @@ def cancel_event(
     and keep its history, give that occurrence id with following=true. Events already cancelled or
     already over cannot be cancelled.
     """
-    event, occ = _find(ctx, event_id)
+    stored, overrides, occ = _find(ctx, event_id)
     if following and occ is None:
         raise InvalidArgumentError("following=true needs an occurrence id such as '1042_20251114'")
-    _ensure_open(ctx, event, occ)
-    event.updated_at = ctx.now
-    original = (occ.original_start or occ.start) if occ is not None else event.start_at
+    _ensure_open(ctx, stored, occ)
+    event = {**stored, "updated_at": ctx.now}
+    original = (occ.original_start or occ.start) if occ is not None else event["start_at"]
     if occ is None or (following and next(instances(event, stop=original), None) is None):
-        event.status = "cancelled"
+        event["status"] = "cancelled"
         result = _whole(event)
     elif following:
-        _end_series_before(event, original)
+        _end_series_before(ctx, event, overrides, original)
         result = _whole(event)
     else:
-        result = _override(ctx, event, occ, occ.start, occ.end, "cancelled")
-    ctx.db.flush()
+        result = _override(ctx, event, overrides, occ, occ.start, occ.end, "cancelled")
+    _save(ctx, "events", stored, event)
     return _detail(ctx, result)
 
 
@@ -1363,27 +1505,27 @@ def add_attendees(
 
     People already invited are left as they are. A booked room must hold everyone invited.
     """
-    event = _event(ctx, event_id)
-    _ensure_open(ctx, event)
-    have = {a.person_id for a in event.attendees}
-    new = [p for p in _people(ctx, emails) if p.id not in have]
-    if event.room_id is not None:
-        _check_capacity(ctx.db.get_one(Room, event.room_id), len(have) + len(new))
-    for person in new:
-        event.attendees.append(Attendee(person_id=person.id, response_status="needsAction", optional=optional,
-                                        organizer=False, comment=None, responded_at=None))
-    event.updated_at = ctx.now
-    ctx.db.flush()
+    stored = _event(ctx, event_id)
+    _ensure_open(ctx, stored)
+    have = set(ctx.sql.column("SELECT person_id FROM attendees WHERE event_id = ?", [stored["id"]]))
+    new = [p for p in _people(ctx, emails) if p["id"] not in have]
+    if stored["room_id"] is not None:
+        _check_capacity(_booked_room(ctx, stored), len(have) + len(new))
+    _insert_attendees(ctx, stored["id"], [_invitation(person["id"], optional) for person in new])
+    event = {**stored, "updated_at": ctx.now}
+    _save(ctx, "events", stored, event)
     return _detail(ctx, _whole(event))
 
 
-def _attendee(ctx: ToolContext, event: Event, email: str) -> Attendee:
+def _attendee(ctx: ToolContext, event: Row, email: str) -> tuple[Row, Row]:
+    """The invited person with `email` and their attendee row on `event`."""
     person = _person(ctx, email)
-    for a in event.attendees:
-        if a.person_id == person.id:
-            return a
-    raise ForbiddenError(f"{person.email} is not invited to event {event.id}; use get_event to see its "
-                         "attendees, or add_attendees to invite them")
+    attendee = ctx.sql.one("SELECT * FROM attendees WHERE event_id = ? AND person_id = ?",
+                           [event["id"], person["id"]], Attendee)
+    if attendee is None:
+        raise ForbiddenError(f"{person['email']} is not invited to event {event['id']}; use get_event to see its "
+                             "attendees, or add_attendees to invite them")
+    return person, attendee
 
 
 @tools.tool(writes=True, examples=[{"event_id": 1856, "email": "justin.fitzgerald@montgomeryllc.com"}])
@@ -1393,15 +1535,15 @@ def remove_attendee(
     email: Annotated[Email, Field(description="Email of the attendee to remove.")],
 ) -> EventDetail:
     """Uninvite one attendee from an event or a whole series. The organiser cannot be removed."""
-    event = _event(ctx, event_id)
-    _ensure_open(ctx, event)
-    attendee = _attendee(ctx, event, email)
-    if attendee.organizer:
-        raise ForbiddenError(f"{attendee.person.email} organises event {event.id} and cannot be removed; "
+    stored = _event(ctx, event_id)
+    _ensure_open(ctx, stored)
+    person, attendee = _attendee(ctx, stored, email)
+    if attendee["organizer"]:
+        raise ForbiddenError(f"{person['email']} organises event {stored['id']} and cannot be removed; "
                              "cancel the event instead")
-    event.attendees.remove(attendee)
-    event.updated_at = ctx.now
-    ctx.db.flush()
+    ctx.sql.execute("DELETE FROM attendees WHERE id = ?", [attendee["id"]])
+    event = {**stored, "updated_at": ctx.now}
+    _save(ctx, "events", stored, event)
     return _detail(ctx, _whole(event))
 
 
@@ -1419,12 +1561,12 @@ def respond_to_event(
     """Answer an invitation on behalf of an invited attendee; for a series it answers every occurrence."""
     event = _event(ctx, event_id)
     _ensure_open(ctx, event)
-    attendee = _attendee(ctx, event, attendee_email)
-    if attendee.organizer:
-        raise ForbiddenError(f"{attendee.person.email} organises event {event.id} and always attends; "
+    person, attendee = _attendee(ctx, event, attendee_email)
+    if attendee["organizer"]:
+        raise ForbiddenError(f"{person['email']} organises event {event['id']} and always attends; "
                              "cancel the event instead of declining it")
-    attendee.response_status, attendee.comment, attendee.responded_at = response, comment, ctx.now
-    ctx.db.flush()
+    _save(ctx, "attendees", attendee,
+          {**attendee, "response_status": response, "comment": comment, "responded_at": ctx.now})
     return _detail(ctx, _whole(event))
 
 
@@ -1438,31 +1580,32 @@ def book_room(
 
     The room must hold everyone invited and be free at every future occurrence.
     """
-    event = _event(ctx, event_id)
+    stored = _event(ctx, event_id)
     room = _room(ctx, room_id)
-    _ensure_open(ctx, event)
-    if event.room_id == room.id:
-        raise InvalidArgumentError(f"event {event.id} already has room {room.id} ({room.name})")
-    _check_capacity(room, len(event.attendees))
-    _check_room_free(ctx, room, _future_spans(ctx, event), event.id)
-    old = ctx.db.get(Room, event.room_id) if event.room_id is not None else None
-    if event.location is None or (old is not None and event.location == old.name) or event.location == "Video call":
-        event.location = room.name
-    event.room_id, event.updated_at = room.id, ctx.now
-    ctx.db.flush()
+    _ensure_open(ctx, stored)
+    if stored["room_id"] == room["id"]:
+        raise InvalidArgumentError(f"event {stored['id']} already has room {room['id']} ({room['name']})")
+    _check_capacity(room, ctx.sql.scalar("SELECT count(*) FROM attendees WHERE event_id = ?", [stored["id"]]))
+    _check_room_free(ctx, room, _future_spans(ctx, stored, _overrides(ctx, stored)), stored["id"])
+    old = _booked_room(ctx, stored) if stored["room_id"] is not None else None
+    event = {**stored, "room_id": room["id"], "updated_at": ctx.now}
+    location = stored["location"]
+    if location is None or (old is not None and location == old["name"]) or location == "Video call":
+        event["location"] = room["name"]
+    _save(ctx, "events", stored, event)
     return _detail(ctx, _whole(event))
 
 
 @tools.tool(writes=True, examples=[{"event_id": 1855}])
 def release_room(ctx: ToolContext, event_id: SeriesIdArg) -> EventDetail:
     """Give up the room booked for an event or series; the event itself stays."""
-    event = _event(ctx, event_id)
-    _ensure_open(ctx, event)
-    if event.room_id is None:
-        raise InvalidArgumentError(f"event {event.id} has no room booked")
-    room = ctx.db.get_one(Room, event.room_id)
-    if event.location == room.name:
-        event.location = None
-    event.room_id, event.updated_at = None, ctx.now
-    ctx.db.flush()
+    stored = _event(ctx, event_id)
+    _ensure_open(ctx, stored)
+    if stored["room_id"] is None:
+        raise InvalidArgumentError(f"event {stored['id']} has no room booked")
+    room = _booked_room(ctx, stored)
+    event = {**stored, "room_id": None, "updated_at": ctx.now}
+    if stored["location"] == room["name"]:
+        event["location"] = None
+    _save(ctx, "events", stored, event)
     return _detail(ctx, _whole(event))
