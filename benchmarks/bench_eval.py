@@ -177,10 +177,10 @@ class Stopwatch:
         """Time `toolbox.call` as `tool calls (kernel)`, and per `server.tool` in `tools`."""
         call = toolbox.call
 
-        def timed(name: str, arguments: Any) -> Any:
+        def timed(name: str, arguments: Any, shown: Any = None) -> Any:
             start = process_time()
             try:
-                return call(name, arguments)
+                return call(name, arguments, shown)
             finally:
                 seconds = process_time() - start
                 self.seconds["tool calls (kernel)"] += seconds

@@ -410,7 +410,7 @@ def test_observations_are_read_only_snapshots_that_are_free_to_copy() -> None:
     mine = [dict(m) for m in obs["messages"]] + [{"role": "user", "content": "more"}]
     mine[0]["content"] = "mine"
     later, *_ = env.step("Done.")
-    assert later["messages"][0]["content"] == env._system and len(later["messages"]) == 5
+    assert later["messages"][0]["content"] == env._view.system and len(later["messages"]) == 5
     copied = copy.deepcopy(later)
     assert copied == later and copied["messages"] is later["messages"]
     assert pickle.loads(pickle.dumps(later)) == later
