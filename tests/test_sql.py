@@ -225,3 +225,32 @@ def test_a_constraint_broken_through_sql_is_a_readable_error(zendesk: ServerSpec
         result = session.call("duplicate_email", {})
         assert result.error == "invalid_arguments: UNIQUE constraint failed: users.email"
         assert session.state_hash() == before
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=values, second=values)
+def test_insert_row_and_update_row_write_what_the_orm_reads(database: tuple[Session, Sql], first: dict[str, Any],
+                                                             second: dict[str, Any]) -> None:
+    db, sql = database
+    row_id = sql.insert_row(Sample, {**first, "joined_name": "ignored"})
+    assert _orm_values(db, row_id) == first
+    statements: list[str] = []
+    traced = sql.traced(lambda text, params: statements.append(text))
+    wrote = traced.update_row(Sample, {"id": row_id, **first}, {"id": row_id, **second, "count": 3})
+    assert _orm_values(db, row_id) == second
+    changed = [c for c in COLUMNS if first[c] != second[c]]
+    assert wrote == bool(changed) and len(statements) == int(bool(changed))
+    if changed:
+        assert all(f'"{c}" = ?' in statements[0] for c in changed)
+        assert not any(f'"{c}" = ?' in statements[0] for c in COLUMNS if c not in changed)
+
+
+def test_rows_of_a_composite_key_need_their_own_statements(database: tuple[Session, Sql]) -> None:
+    from mcpgym.servers.email.models import message_labels
+
+    class Composite:
+        __table__ = message_labels
+
+    _, sql = database
+    with pytest.raises(TypeError, match="composite key"):
+        sql.update_row(Composite, {}, {})  # type: ignore[arg-type]

@@ -33,7 +33,6 @@ from mcpgym.servers.calendar.recurrence import (
     to_local,
     to_utc,
 )
-from mcpgym.servers.kernel.database import quote
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import Page, PerPage, Timestamp, next_page, page_slice
 from mcpgym.servers.kernel.lookup import missing, row_or_raise
@@ -654,13 +653,6 @@ def _event_clauses(
 
 # ---------------------------------------------------------------- writes on rows
 
-
-def _save(ctx: ToolContext, table: str, before: Row, after: Row) -> None:
-    """Write the columns of a row that changed from `before` to `after` (none: no statement)."""
-    changed = {column: value for column, value in after.items() if value != before[column]}
-    if changed:
-        assignments = ", ".join(f"{quote(column)} = ?" for column in changed)
-        ctx.sql.execute(f"UPDATE {quote(table)} SET {assignments} WHERE id = ?", [*changed.values(), before["id"]])
 
 
 def _insert_event(ctx: ToolContext, event: Row) -> Row:
@@ -1328,7 +1320,7 @@ def _override(ctx: ToolContext, event: Row, overrides: Sequence[Row], occ: Occur
                         f"VALUES (?, {', '.join('?' * len(OVERRIDE_FIELDS))})",
                         [event["id"], *(after[f] for f in OVERRIDE_FIELDS)])
     else:
-        _save(ctx, "occurrence_overrides", before, {**before, **after})
+        ctx.sql.update_row(OccurrenceOverride, before, {**before, **after})
     event["updated_at"] = ctx.now
     refresh_span(event, [*kept, after])
     return Occurrence(event, occ.occurrence_id, start, end, status, original)
@@ -1375,7 +1367,7 @@ def _split(ctx: ToolContext, event: Row, overrides: Sequence[Row], occ: Occurren
     ended = dict(event)
     _end_series_before(ctx, ended, overrides, original)
     ended["updated_at"] = ctx.now
-    _save(ctx, "events", event, ended)
+    ctx.sql.update_row(Event, event, ended)
     return stored, _overrides(ctx, stored) if copied else []
 
 
@@ -1431,7 +1423,7 @@ def update_event(
             _check_room_free(ctx, _booked_room(ctx, stored), [(new_start, new_end)], stored["id"])
         event = dict(stored)
         moved = _override(ctx, event, overrides, occ, new_start, new_end, "confirmed")
-        _save(ctx, "events", stored, event)
+        ctx.sql.update_row(Event, stored, event)
         return _detail(ctx, moved)
     if occ is not None:
         stored, overrides = _split(ctx, stored, overrides, occ)
@@ -1456,7 +1448,7 @@ def update_event(
     event["updated_at"] = ctx.now
     if event["room_id"] is not None and (retimed or recurrence is not None):
         _check_room_free(ctx, _booked_room(ctx, event), _future_spans(ctx, event, overrides), event["id"])
-    _save(ctx, "events", stored, event)
+    ctx.sql.update_row(Event, stored, event)
     return _detail(ctx, _whole(event))
 
 
@@ -1490,7 +1482,7 @@ def cancel_event(
         result = _whole(event)
     else:
         result = _override(ctx, event, overrides, occ, occ.start, occ.end, "cancelled")
-    _save(ctx, "events", stored, event)
+    ctx.sql.update_row(Event, stored, event)
     return _detail(ctx, result)
 
 
@@ -1513,7 +1505,7 @@ def add_attendees(
         _check_capacity(_booked_room(ctx, stored), len(have) + len(new))
     _insert_attendees(ctx, stored["id"], [_invitation(person["id"], optional) for person in new])
     event = {**stored, "updated_at": ctx.now}
-    _save(ctx, "events", stored, event)
+    ctx.sql.update_row(Event, stored, event)
     return _detail(ctx, _whole(event))
 
 
@@ -1543,7 +1535,7 @@ def remove_attendee(
                              "cancel the event instead")
     ctx.sql.execute("DELETE FROM attendees WHERE id = ?", [attendee["id"]])
     event = {**stored, "updated_at": ctx.now}
-    _save(ctx, "events", stored, event)
+    ctx.sql.update_row(Event, stored, event)
     return _detail(ctx, _whole(event))
 
 
@@ -1565,7 +1557,7 @@ def respond_to_event(
     if attendee["organizer"]:
         raise ForbiddenError(f"{person['email']} organises event {event['id']} and always attends; "
                              "cancel the event instead of declining it")
-    _save(ctx, "attendees", attendee,
+    ctx.sql.update_row(Attendee, attendee,
           {**attendee, "response_status": response, "comment": comment, "responded_at": ctx.now})
     return _detail(ctx, _whole(event))
 
@@ -1592,7 +1584,7 @@ def book_room(
     location = stored["location"]
     if location is None or (old is not None and location == old["name"]) or location == "Video call":
         event["location"] = room["name"]
-    _save(ctx, "events", stored, event)
+    ctx.sql.update_row(Event, stored, event)
     return _detail(ctx, _whole(event))
 
 
@@ -1607,5 +1599,5 @@ def release_room(ctx: ToolContext, event_id: SeriesIdArg) -> EventDetail:
     event = {**stored, "room_id": None, "updated_at": ctx.now}
     if stored["location"] == room["name"]:
         event["location"] = None
-    _save(ctx, "events", stored, event)
+    ctx.sql.update_row(Event, stored, event)
     return _detail(ctx, _whole(event))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -25,7 +24,6 @@ from mcpgym.servers.crm.models import (
     StageChange,
     User,
 )
-from mcpgym.servers.kernel.database import quote
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import (
     Body,
@@ -479,34 +477,10 @@ def _account_named(ctx: ToolContext, name: str) -> Row | None:
                        "ORDER BY accounts.id LIMIT 1", [name.lower()], Account)
 
 
-@cache
-def _columns(model: type[Base]) -> tuple[str, ...]:
-    """The columns of a model's table but its `id`, in table order."""
-    return tuple(column.name for column in model.__table__.columns if column.name != "id")
-
-
-@cache
-def _insert_statement(model: type[Base]) -> str:
-    """An INSERT of one row of a model's table that names every column but its `id`."""
-    columns = _columns(model)
-    return (f"INSERT INTO {quote(model.__tablename__)} ({', '.join(map(quote, columns))}) "
-            f"VALUES ({', '.join('?' * len(columns))})")
-
-
 def _insert(ctx: ToolContext, model: type[Base], row: Row) -> Row:
     """Insert `row`, which names every column of the model's table but `id`; it gets its new id."""
-    row["id"] = ctx.sql.insert(_insert_statement(model), [row[column] for column in _columns(model)])
+    row["id"] = ctx.sql.insert_row(model, row)
     return row
-
-
-def _save(ctx: ToolContext, model: type[Base], before: Row, after: Row) -> None:
-    """Write the columns of a row of the model's table that changed from `before` to `after`
-    (none: no statement); other keys of the rows (joined names) are not columns and are left out."""
-    changed = {column: after[column] for column in _columns(model) if after[column] != before[column]}
-    if changed:
-        assignments = ", ".join(f"{quote(column)} = ?" for column in changed)
-        ctx.sql.execute(f"UPDATE {quote(model.__tablename__)} SET {assignments} WHERE id = ?",
-                        [*changed.values(), before["id"]])
 
 
 def _add_stage_change(ctx: ToolContext, opportunity: Row, from_stage: str | None) -> None:
@@ -1003,7 +977,7 @@ def update_lead(
     _check_lead_open(before, "update it")
     given = {"status": status, "rating": rating, "title": title, "phone": phone}
     lead = {**before, **{column: value for column, value in given.items() if value is not None}, "updated_at": ctx.now}
-    _save(ctx, Lead, before, lead)
+    ctx.sql.update_row(Lead, before, lead)
     return _lead_out(lead)
 
 
@@ -1072,7 +1046,7 @@ def convert_lead(
     lead = {**before, "status": "converted", "converted_at": ctx.now, "updated_at": ctx.now,
             "converted_contact_id": contact["id"], "converted_account_id": account["id"],
             "converted_opportunity_id": opportunity["id"] if opportunity else None}
-    _save(ctx, Lead, before, lead)
+    ctx.sql.update_row(Lead, before, lead)
     for table in ("activities", "notes"):
         ctx.sql.execute(f"UPDATE {table} SET contact_id = ?, account_id = ? WHERE lead_id = ?",
                         [contact["id"], account["id"], lead_id])
@@ -1149,7 +1123,7 @@ def update_opportunity(
     if next_step is not None:
         opportunity["next_step"] = next_step
     opportunity["updated_at"] = ctx.now
-    _save(ctx, Opportunity, before, opportunity)
+    ctx.sql.update_row(Opportunity, before, opportunity)
     return _opportunity_out(opportunity)
 
 
@@ -1178,7 +1152,7 @@ def change_opportunity_stage(
     opportunity = {**before, "stage": stage, "probability": STAGE_PROBABILITY[stage], "updated_at": ctx.now}
     if stage in CLOSED_STAGES:
         opportunity.update(close_date=ctx.now, loss_reason=loss_reason, next_step=None)
-    _save(ctx, Opportunity, before, opportunity)
+    ctx.sql.update_row(Opportunity, before, opportunity)
     if stage == "Closed Won":
         ctx.sql.execute("UPDATE accounts SET type = 'customer', updated_at = ? WHERE id = ? AND type = 'prospect'",
                         [ctx.now, opportunity["account_id"]])
@@ -1285,7 +1259,7 @@ def complete_task(
     task = {**before, "status": "completed", "completed_at": ctx.now}
     if description is not None:
         task["description"] = description
-    _save(ctx, Activity, before, task)
+    ctx.sql.update_row(Activity, before, task)
     return ActivityOut(**task)
 
 
@@ -1333,7 +1307,7 @@ def reassign_owner(
     previous = before["owner_id"]
     if previous == owner["id"] and not include_related:
         raise InvalidArgumentError(f"{record_type} {record_id} is already owned by user {owner['id']} ({owner['name']})")
-    _save(ctx, model, before, {**before, "owner_id": owner["id"], "updated_at": ctx.now})
+    ctx.sql.update_row(model, before, {**before, "owner_id": owner["id"], "updated_at": ctx.now})
     contacts = deals = 0
     if include_related:
         moved = "SET owner_id = ?, updated_at = ? WHERE account_id = ? AND owner_id != ?"

@@ -18,7 +18,6 @@ from mcpgym.servers.email.models import (
     Message,
     Thread,
 )
-from mcpgym.servers.kernel.database import quote
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import (
     Body,
@@ -475,13 +474,6 @@ def _insert_rows(ctx: ToolContext, table: str, columns: Sequence[str], rows: Seq
                         [value for row in chunk for value in row])
 
 
-def _save(ctx: ToolContext, table: str, before: Row, after: Row) -> None:
-    """Write the columns of a row that changed from `before` to `after` (none: no statement)."""
-    changed = {column: value for column, value in after.items() if value != before[column]}
-    if changed:
-        assignments = ", ".join(f"{quote(column)} = ?" for column in changed)
-        ctx.sql.execute(f"UPDATE {quote(table)} SET {assignments} WHERE id = ?", [*changed.values(), before["id"]])
-
 
 def _parse_address(value: str) -> tuple[str | None, str]:
     """`(display name, email)` of 'name@example.com' or 'Name <name@example.com>'."""
@@ -853,7 +845,7 @@ def rename_label(ctx: ToolContext, label_id: LabelIdArg, name: LabelNameArg) -> 
     """Rename a user label; its messages keep it. System labels cannot be renamed."""
     before = _user_label(ctx, label_id, "renamed")
     label = {**before, "name": _clean_label_name(ctx, name, keep=label_id)}
-    _save(ctx, "labels", before, label)
+    ctx.sql.update_row(Label, before, label)
     return _label_out(ctx, label)
 
 
@@ -1116,7 +1108,7 @@ def update_draft(
     if body is not None:
         draft["body"] = body
     draft["date"] = ctx.now
-    _save(ctx, "messages", before, draft)
+    ctx.sql.update_row(Message, before, draft)
     return _detail(ctx, draft, recipients=new)
 
 

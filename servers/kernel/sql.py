@@ -27,6 +27,7 @@ from sqlalchemy import JSON, Date, DateTime, Numeric, Table
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 from sqlalchemy.orm import DeclarativeBase
 
+from mcpgym.servers.kernel.database import quote
 from mcpgym.servers.kernel.fields import next_page, page_slice
 
 Params = Sequence[Any] | Mapping[str, Any]
@@ -103,6 +104,22 @@ def model_readers(models: tuple[type[DeclarativeBase], ...]) -> Mapping[str, Con
     return merged
 
 
+@cache
+def table_columns(table: Table) -> tuple[str, tuple[str, ...]]:
+    """A table's single primary key column and its other columns, in table order."""
+    keys = [column.name for column in table.primary_key.columns]
+    if len(keys) != 1:
+        raise TypeError(f"table {table.name} has a composite key {keys}: write its rows with explicit statements")
+    return keys[0], tuple(column.name for column in table.columns if column.name != keys[0])
+
+
+@cache
+def _insert_statement(table: Table) -> str:
+    _, columns = table_columns(table)
+    names = ", ".join(quote(column) for column in columns)
+    return f"INSERT INTO {quote(table.name)} ({names}) VALUES ({', '.join('?' * len(columns))})"
+
+
 def contains_pattern(text: str) -> str:
     """A `LIKE` pattern matching values that contain `text` literally (`%`, `_` escaped)."""
     return f"%{_escape_like(text)}%"
@@ -174,6 +191,26 @@ class Sql:
         rowid = self._cursor(sql, params).lastrowid
         assert rowid is not None
         return rowid
+
+    def insert_row(self, model: type[DeclarativeBase], row: Mapping[str, Any]) -> int:
+        """Insert one row of `model`'s table, naming every column but its primary key (`row`
+        must hold each; other keys, such as joined names, are ignored); returns the new key."""
+        table: Table = model.__table__  # type: ignore[assignment]
+        _, columns = table_columns(table)
+        return self.insert(_insert_statement(table), [row[column] for column in columns])
+
+    def update_row(self, model: type[DeclarativeBase], before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+        """Write the columns of `model`'s table whose value differs from `before` to `after`,
+        in one `UPDATE` keyed by `before`'s primary key; no statement when none differs. Keys
+        that are not columns (joined names, counts) are ignored. Returns whether it wrote."""
+        table: Table = model.__table__  # type: ignore[assignment]
+        key, columns = table_columns(table)
+        changed = {column: after[column] for column in columns if column in after and after[column] != before[column]}
+        if not changed:
+            return False
+        assignments = ", ".join(f"{quote(column)} = ?" for column in changed)
+        self.execute(f"UPDATE {quote(table.name)} SET {assignments} WHERE {quote(key)} = ?", [*changed.values(), before[key]])
+        return True
 
     def page(self, columns: str, rest: str, params: Params, page: int, per_page: int,
              models: Models = ()) -> SqlPage:

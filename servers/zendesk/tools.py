@@ -9,7 +9,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from mcpgym.servers.kernel.database import quote
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import (
     Body,
@@ -297,13 +296,6 @@ def _check_range(after: datetime | None, before: datetime | None, name: str) -> 
     if after is not None and before is not None and after >= before:
         raise InvalidArgumentError(f"{name}_after must be earlier than {name}_before")
 
-
-def _save(ctx: ToolContext, table: str, before: Row, after: Row) -> None:
-    """Write the columns of a row that changed from `before` to `after` (none: no statement)."""
-    changed = {column: value for column, value in after.items() if value != before[column]}
-    if changed:
-        assignments = ", ".join(f"{quote(column)} = ?" for column in changed)
-        ctx.sql.execute(f"UPDATE {quote(table)} SET {assignments} WHERE id = ?", [*changed.values(), before["id"]])
 
 
 def _touch(ctx: ToolContext, ticket: Row) -> None:
@@ -695,7 +687,7 @@ def update_ticket(
         ticket["subject"] = subject
     if status is not None:
         _set_status(ctx, ticket, status)
-    _save(ctx, "tickets", before, ticket)
+    ctx.sql.update_row(Ticket, before, ticket)
     return _detail(ctx, ticket_id)
 
 
@@ -710,7 +702,7 @@ def add_ticket_tags(
     ticket = dict(before)
     _touch(ctx, ticket)
     added = _add_tags(ctx, ticket_id, _tags(ctx, ticket_id), tags)
-    _save(ctx, "tickets", before, ticket)
+    ctx.sql.update_row(Ticket, before, ticket)
     return TicketSummary(**ticket, tags=added)
 
 
@@ -731,7 +723,7 @@ def remove_ticket_tags(
     _touch(ctx, ticket)
     ctx.sql.execute("DELETE FROM ticket_tags WHERE ticket_id = ? AND tag IN (SELECT value FROM json_each(?))",
                     [ticket_id, tags])
-    _save(ctx, "tickets", before, ticket)
+    ctx.sql.update_row(Ticket, before, ticket)
     return TicketSummary(**ticket, tags=[t for t in have if t not in set(tags)])
 
 
@@ -750,7 +742,7 @@ def add_comment(
         raise ForbiddenError("end-users cannot write internal notes")
     ticket = dict(before)
     _touch(ctx, ticket)
-    _save(ctx, "tickets", before, ticket)
+    ctx.sql.update_row(Ticket, before, ticket)
     comment_id = _insert_comment(ctx, ticket_id, author["id"], body, public)
     return CommentOut(id=comment_id, ticket_id=ticket_id, author_id=author["id"], author_name=author["name"],
                       body=body, public=public, created_at=ctx.now)
@@ -774,8 +766,8 @@ def merge_tickets(
     source.update(status="closed", solved_at=ctx.now, merged_into_id=target["id"])
     if source["assignee_id"] is None:
         source["assignee_id"] = ACTING_AGENT_ID
-    _save(ctx, "tickets", source_before, source)
-    _save(ctx, "tickets", target_before, target)
+    ctx.sql.update_row(Ticket, source_before, source)
+    ctx.sql.update_row(Ticket, target_before, target)
     _insert_comment(ctx, source["id"], ACTING_AGENT_ID, f"Closed and merged into ticket #{target['id']}.", False)
     _insert_comment(ctx, target["id"], ACTING_AGENT_ID,
                     f"Ticket #{source['id']} was merged into this ticket: {source['subject']}", False)
@@ -813,7 +805,7 @@ def apply_macro(
         if ticket["assignee_id"] is None:
             ticket["assignee_id"] = ACTING_AGENT_ID
         _set_status(ctx, ticket, str(actions["status"]))
-    _save(ctx, "tickets", before, ticket)
+    ctx.sql.update_row(Ticket, before, ticket)
     return _detail(ctx, ticket_id, tags)
 
 
@@ -851,5 +843,5 @@ def suspend_user(
     if before["role"] != "end-user":
         raise ForbiddenError(f"user {user_id} is an {before['role']}; only end-users can be suspended here")
     user = {**before, "suspended": suspended}
-    _save(ctx, "users", before, user)
+    ctx.sql.update_row(User, before, user)
     return UserOut(**user)
