@@ -10,6 +10,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpgym.servers.flights import SERVER
 from mcpgym.servers.kernel import ToolSession
@@ -63,6 +65,24 @@ def serviceable(fare_class: str, now: datetime, booked_before: timedelta = timed
 def usable_card(s: ToolSession, passenger_id: int) -> int:
     methods = ok(s, "list_payment_methods", {"passenger_id": passenger_id})["payment_methods"]
     return next(m["payment_method_id"] for m in methods if m["kind"] == "credit_card" and m["usable"])
+
+
+def all_pages(s: ToolSession, tool: str, key: str, args: Json) -> list[Json]:
+    """Every result of a paged listing, 100 per page."""
+    found: list[Json] = []
+    page: int | None = 1
+    while page:
+        data = ok(s, tool, {**args, "page": page, "per_page": 100})
+        found += data[key]
+        page = data["next_page"]
+    return found
+
+
+def card_holders(s: ToolSession) -> list[int]:
+    """Passengers with a usable credit card, by id."""
+    return [pid for pid in passenger_ids(s) if any(
+        m["kind"] == "credit_card" and m["usable"]
+        for m in ok(s, "list_payment_methods", {"passenger_id": pid})["payment_methods"])]
 
 
 def direct_flight(s: ToolSession, origin: str, destination: str, days_ahead: int) -> Json:
@@ -419,6 +439,117 @@ def test_travel_summary_agrees_with_reservations(session: ToolSession) -> None:
     older = ok(session, "passenger_travel_summary", {"passenger_id": pid, "end": year_ago})
     assert recent["net_spend"] + older["net_spend"] == summary["net_spend"]
     assert recent["flights_flown"] + older["flights_flown"] == summary["flights_flown"]
+
+
+# ---------------------------------------------------------------- checks made in SQL
+
+
+def test_ids_of_a_list_are_checked_in_the_order_given(session: ToolSession) -> None:
+    lead = passenger_ids(session)[0]
+    flight = direct_flight(session, "JFK", "LHR", 15)["flight_id"]
+    price = {"flight_ids": [flight], "fare_class": "standard"}
+    assert "no passenger with id 987654" in fails(
+        session, "price_itinerary", {**price, "passenger_ids": [lead, 987_654, 2**70]}, "not_found")
+    assert "out of range" in fails(
+        session, "price_itinerary", {**price, "passenger_ids": [lead, 2**70, 987_654]}, "invalid_arguments")
+    assert "no flight with id 987654" in fails(
+        session, "price_itinerary", {**price, "flight_ids": [flight, 987_654, 2**70], "passenger_ids": [lead]},
+        "not_found")
+    assert "out of range" in fails(
+        session, "price_itinerary", {**price, "flight_ids": [flight, 2**70], "passenger_ids": [lead]},
+        "invalid_arguments")
+
+
+def test_a_refused_second_payment_undoes_the_first(session: ToolSession) -> None:
+    owner, stored = next(
+        (pid, m) for pid in passenger_ids(session)
+        for m in ok(session, "list_payment_methods", {"passenger_id": pid})["payment_methods"]
+        if m["kind"] != "credit_card" and m["usable"] and m["balance"] >= 1)
+    other = next(pid for pid in card_holders(session) if pid != owner)
+    out = direct_flight(session, "JFK", "LHR", 30)
+    quote = ok(session, "price_itinerary", {"flight_ids": [out["flight_id"]], "fare_class": "basic",
+                                            "passenger_ids": [owner]})
+    # The first payment is taken (balance and payment row written) before the second is refused;
+    # `fails` checks that the whole call left the state as it was.
+    assert "another passenger" in fails(session, "book_reservation", {"quote_id": quote["quote_id"], "payments": [
+        {"payment_method_id": stored["payment_method_id"], "amount": 1},
+        {"payment_method_id": usable_card(session, other), "amount": quote["total"] - 1}]}, "forbidden")
+    methods = ok(session, "list_payment_methods", {"passenger_id": owner})["payment_methods"]
+    assert next(m for m in methods if m["payment_method_id"] == stored["payment_method_id"]) == stored
+    assert ok(session, "get_quote", {"quote_id": quote["quote_id"]})["status"] == "open"
+
+
+def test_a_double_booking_names_its_first_clash(session: ToolSession) -> None:
+    day = (session.context.now + timedelta(days=12)).date().isoformat()
+    found = ok(session, "search_flights", {"origin": "BOS", "destination": "LHR", "date": day, "passengers": 2,
+                                           "cabin": "business", "flexible_days": 3, "per_page": 50})
+    legs = [s["flight_id"] for s in next(i for i in found["itineraries"] if i["stops"] == 1)["segments"]]
+    party = sorted(card_holders(session)[:2])
+    booked = []
+    for order in (party, party[::-1]):
+        quote = ok(session, "price_itinerary", {"flight_ids": legs, "fare_class": "business", "passenger_ids": order})
+        booked.append({"quote_id": quote["quote_id"], "payments": [
+            {"payment_method_id": usable_card(session, order[0]), "amount": quote["total"]}]})
+    first = ok(session, "book_reservation", booked[0])
+    error = fails(session, "book_reservation", booked[1], "forbidden")
+    assert error == (f"forbidden: passenger {party[0]} is already booked on flight {min(legs)} "
+                     f"in reservation {first['pnr']}")
+
+
+# ---------------------------------------------------------------- paging and text search
+
+
+@pytest.fixture(scope="module")
+def seeded() -> Iterator[ToolSession]:
+    with ToolSession(SERVER, 0) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def every_passenger(seeded: ToolSession) -> list[Json]:
+    return all_pages(seeded, "search_passengers", "passengers", {})
+
+
+@pytest.fixture(scope="module")
+def jfk_departures(seeded: ToolSession) -> dict[str, list[Json]]:
+    return {order: all_pages(seeded, "list_flights", "flights", {"origin": "JFK", "sort_order": order})
+            for order in ("asc", "desc")}
+
+
+SEARCH_TEXT = st.text(alphabet="aeinorst %_/.@-", min_size=1, max_size=5)
+"""Search texts made of letters common in names and emails and the characters LIKE treats specially."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(query=SEARCH_TEXT)
+def test_passenger_search_matches_its_text_literally(seeded: ToolSession, every_passenger: list[Json],
+                                                     query: str) -> None:
+    needle = query.strip().lower()
+    expected = [p["passenger_id"] for p in every_passenger
+                if any(needle in text.lower() for text in (p["name"], p["email"], p["loyalty_number"]))]
+    found = all_pages(seeded, "search_passengers", "passengers", {"query": query})
+    assert [p["passenger_id"] for p in found] == expected
+
+
+def test_flight_listing_follows_its_order(jfk_departures: dict[str, list[Json]]) -> None:
+    ascending, descending = jfk_departures["asc"], jfk_departures["desc"]
+    assert ascending and all(f["origin"] == "JFK" for f in ascending)
+    assert [(parse(f["scheduled_departure"]), f["flight_id"]) for f in ascending] == sorted(
+        (parse(f["scheduled_departure"]), f["flight_id"]) for f in ascending)
+    assert [(-parse(f["scheduled_departure"]).timestamp(), f["flight_id"]) for f in descending] == sorted(
+        (-parse(f["scheduled_departure"]).timestamp(), f["flight_id"]) for f in descending)
+    assert sorted(f["flight_id"] for f in descending) == sorted(f["flight_id"] for f in ascending)
+
+
+@settings(max_examples=40, deadline=None)
+@given(page=st.integers(1, 20), per_page=st.integers(1, 100), order=st.sampled_from(["asc", "desc"]))
+def test_flight_pages_are_slices_of_one_listing(seeded: ToolSession, jfk_departures: dict[str, list[Json]],
+                                                page: int, per_page: int, order: str) -> None:
+    listing = jfk_departures[order]
+    data = ok(seeded, "list_flights", {"origin": "JFK", "sort_order": order, "page": page, "per_page": per_page})
+    assert data["flights"] == listing[(page - 1) * per_page:page * per_page]
+    assert data["total"] == len(listing)
+    assert data["next_page"] == (page + 1 if page * per_page < len(listing) else None)
 
 
 def test_same_seed_builds_the_same_state_in_another_process(session: ToolSession) -> None:

@@ -24,22 +24,15 @@ MAX_STATEMENTS = 12
 render the changed entity."""
 
 WRITES_ABOVE_THE_BOUND = {
-    "flights.change_flight": (26, "reads the old and new legs with their routes, the fare rule, booked seats and "
-                                  "clashes; writes the change fee, seat release and segment; renders the reservation"),
-    "calendar.update_event": (24, "splitting a series at an occurrence ('following') copies its attendees and "
-                                  "later overrides into the new series, one INSERT per row (at most 100 attendees)"),
-    "flights.cancel_reservation": (18, "refunds the payments and frees the seats, then renders the reservation"),
-    "flights.book_reservation": (18, "checks the quote, legs and payment methods; writes the reservation and one row "
-                                     "per traveller, leg and payment (at most 9, 6 and 3); renders it"),
-    "finance.buy_shares": (17, "reads the trading day and prices for the trade, writes cash, position and "
-                               "transaction, then reads them again to render the portfolio (all positions at once)"),
-    "finance.sell_shares": (17, "reads the trading day and prices for the trade, writes cash, position and "
-                                "transaction, then reads them again to render the portfolio (all positions at once)"),
-    "finance.create_portfolio": (14, "writes the portfolio and its opening deposit, then renders it with its holdings"),
-    "email.forward_message": (17, "copies the message, one INSERT per recipient and attachment, labels it and "
-                                  "adds new recipients to the contacts"),
-    "email.reply_to_message": (14, "writes the reply, one INSERT per recipient, labels it and adds new recipients "
-                                   "to the contacts"),
+    "flights.change_flight": (16, "reads the reservation, its legs with the new flight, the fare rule, travellers, "
+                                  "booked seats and clashes; writes the change fee, seat release, segment and "
+                                  "reservation; renders the reservation"),
+    "flights.book_reservation": (15, "checks the quote, legs, seats, clashes and payment methods; writes the "
+                                     "reservation, its travellers and legs (one statement each) and each payment "
+                                     "(at most 3); renders it"),
+    "email.forward_message": (14, "reads the original and its recipients and checks the new ones against the "
+                                  "mailboxes and contacts; writes the message, its recipients, attachments, labels "
+                                  "and new contacts (one statement each); reads the copied attachments to render it"),
 }
 """Write tools whose examples need more than `MAX_STATEMENTS`, with their own ceiling and why.
 Every one is a fixed sequence of checks and writes on one entity, never one statement per row

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import Annotated, Literal
+from functools import cache
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import ColumnElement, delete, func, or_, select
-from sqlalchemy.orm import Session
 
 from mcpgym.servers.flights.data import cabin_of_seat, cabin_seats, distance_km
 from mcpgym.servers.flights.models import (
@@ -20,21 +20,19 @@ from mcpgym.servers.flights.models import (
     MIN_CONNECTION_MINUTES,
     QUOTE_VALID_MINUTES,
     Airport,
-    City,
     FareClass,
     Flight,
-    Organization,
     Passenger,
     Payment,
     PaymentMethod,
     Quote,
     Reservation,
     ReservationPassenger,
-    Route,
     SeatAssignment,
     Segment,
     pnr_for,
 )
+from mcpgym.servers.kernel.database import quote
 from mcpgym.servers.kernel.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from mcpgym.servers.kernel.fields import (
     DateTimeArg,
@@ -44,8 +42,8 @@ from mcpgym.servers.kernel.fields import (
     next_page,
     page_slice,
 )
-from mcpgym.servers.kernel.lookup import get_or_raise
-from mcpgym.servers.kernel.query import contains_text, fetch_page
+from mcpgym.servers.kernel.lookup import missing, row_or_raise
+from mcpgym.servers.kernel.sql import Row, contains_pattern
 from mcpgym.servers.kernel.tools import ToolContext, ToolRegistry
 
 tools = ToolRegistry()
@@ -383,264 +381,328 @@ class PaymentIn(BaseModel):
 
 # ---------------------------------------------------------------- helpers
 
+FLIGHT_COLUMNS = ("flights.*, routes.origin_id, routes.destination_id, routes.duration_minutes, "
+                  "origins.code AS origin, origins.timezone AS origin_timezone, "
+                  "destinations.code AS destination, destinations.timezone AS destination_timezone")
+"""A flight's columns with what its summary needs from its route and airports."""
 
-def _code(ctx: ToolContext, code: str) -> Airport:
-    airport = ctx.db.scalar(select(Airport).where(Airport.code == code.upper()))
-    if airport is None:
+ROUTE_JOINS = ("JOIN routes ON routes.id = flights.route_id "
+               "JOIN airports AS origins ON origins.id = routes.origin_id "
+               "JOIN airports AS destinations ON destinations.id = routes.destination_id")
+"""The joins from `flights` that `FLIGHT_COLUMNS` reads."""
+
+PASSENGER_COLUMNS = "passengers.*, organizations.name AS organization_name, airports.code AS home_airport"
+PASSENGER_TABLES = ("passengers JOIN organizations ON organizations.id = passengers.organization_id "
+                    "JOIN airports ON airports.id = passengers.home_airport_id")
+"""A passenger's columns with their organisation's name and home airport's code, and the
+tables they come from."""
+
+SQLITE_INTEGERS = range(-(2**63), 2**63)
+"""The ids SQLite can store; a lookup of any other fails as sqlite3 does (`OverflowError`)."""
+
+
+def _ids(values: Iterable[int]) -> list[int]:
+    """Ids as a list parameter (`IN (SELECT value FROM json_each(?))`), ascending."""
+    return sorted(set(values))
+
+
+def _lookup_error(entity_id: int, label: str, hint: str) -> Exception:
+    """The error a lookup of `entity_id` alone gives when it names no row: `OverflowError` beyond
+    64 bits (as sqlite3 raises for such a parameter), else `NotFoundError`."""
+    if entity_id not in SQLITE_INTEGERS:
+        return OverflowError(f"{label} id {entity_id} does not fit in 64 bits")
+    return missing(label, entity_id, hint)
+
+
+def _pick(rows: Mapping[int, Row], entity_id: int, label: str, hint: str) -> Row:
+    """The row of `entity_id` among rows read by id, or the error a lookup of that one id gives."""
+    row = rows.get(entity_id)
+    if row is None:
+        raise _lookup_error(entity_id, label, hint)
+    return row
+
+
+def _code(ctx: ToolContext, code: str) -> int:
+    """The id of the airport with IATA `code` (any case)."""
+    airport_id = ctx.sql.scalar("SELECT id FROM airports WHERE code = ?", [code.upper()])
+    if airport_id is None:
         raise NotFoundError(f"no airport with code {code.upper()}. {AIRPORT_HINT}")
-    return airport
-
-
-def _airport_out(a: Airport) -> AirportOut:
-    return AirportOut(code=a.code, name=a.name, city=a.city, country=a.country, latitude=a.latitude,
-                      longitude=a.longitude, timezone=a.timezone, is_hub=a.is_hub)
+    return int(airport_id)
 
 
 def _local(t: datetime, timezone: str) -> str:
     return t.replace(tzinfo=UTC).astimezone(ZoneInfo(timezone)).isoformat()
 
 
-def _flight(ctx: ToolContext, flight_id: int) -> Flight:
-    return get_or_raise(ctx, Flight, flight_id, "flight", FLIGHT_HINT)
+def _flights(ctx: ToolContext, flight_ids: Collection[int]) -> dict[int, Row]:
+    """Flights by id, read as `FLIGHT_COLUMNS` in one statement; ids that name none are left out."""
+    rows = ctx.sql.all(f"SELECT {FLIGHT_COLUMNS} FROM flights {ROUTE_JOINS} "
+                       "WHERE flights.id IN (SELECT value FROM json_each(?))", [_ids(flight_ids)], Flight)
+    return {row["id"]: row for row in rows}
 
 
-def _summaries(db: Session, flights: list[Flight]) -> list[FlightSummary]:
-    """Summaries of `flights`, their routes and airports read in two statements."""
-    routes = {r.id: r for r in db.scalars(select(Route).where(Route.id.in_({f.route_id for f in flights})))}
-    ends = {r.origin_id for r in routes.values()} | {r.destination_id for r in routes.values()}
-    airports = {a.id: a for a in db.scalars(select(Airport).where(Airport.id.in_(ends)))}
-    summaries = []
-    for f in flights:
-        route = routes[f.route_id]
-        origin, destination = airports[route.origin_id], airports[route.destination_id]
-        summaries.append(FlightSummary(
-            flight_id=f.id, flight_number=f.flight_number, origin=origin.code, destination=destination.code,
-            departure_date=f.departure_date, scheduled_departure=f.scheduled_departure,
-            scheduled_arrival=f.scheduled_arrival, departure_local=_local(f.scheduled_departure, origin.timezone),
-            arrival_local=_local(f.scheduled_arrival, destination.timezone),
-            duration_minutes=route.duration_minutes, aircraft=f.aircraft, status=f.status,
-            delay_minutes=f.delay_minutes,
-        ))
-    return summaries
+def _flights_in_order(ctx: ToolContext, flight_ids: Sequence[int]) -> list[Row]:
+    """The flights of `flight_ids` in the order given; the first id that names none is the error."""
+    found = _flights(ctx, flight_ids)
+    return [_pick(found, flight_id, "flight", FLIGHT_HINT) for flight_id in flight_ids]
+
+
+def _flight(ctx: ToolContext, flight_id: int) -> Row:
+    return _flights_in_order(ctx, [flight_id])[0]
+
+
+def _summary_fields(f: Row) -> dict[str, Any]:
+    """The fields of a flight's summary, from a row of `FLIGHT_COLUMNS`."""
+    return dict(
+        flight_id=f["id"], flight_number=f["flight_number"], origin=f["origin"], destination=f["destination"],
+        departure_date=f["departure_date"], scheduled_departure=f["scheduled_departure"],
+        scheduled_arrival=f["scheduled_arrival"], departure_local=_local(f["scheduled_departure"], f["origin_timezone"]),
+        arrival_local=_local(f["scheduled_arrival"], f["destination_timezone"]),
+        duration_minutes=f["duration_minutes"], aircraft=f["aircraft"], status=f["status"],
+        delay_minutes=f["delay_minutes"],
+    )
+
+
+def _summaries(flights: Sequence[Row]) -> list[FlightSummary]:
+    return [FlightSummary(**_summary_fields(f)) for f in flights]
+
+
+@cache
+def _cabin_seats(aircraft: str, cabin: str) -> tuple[str, ...]:
+    """Every seat of one cabin of an aircraft type, front to back (listed once per cabin)."""
+    return tuple(cabin_seats(aircraft, cabin))
 
 
 def _capacity(aircraft: str) -> dict[str, int]:
-    return {cabin: len(cabin_seats(aircraft, cabin)) for cabin in ("economy", "business")}
+    return {cabin: len(_cabin_seats(aircraft, cabin)) for cabin in ("economy", "business")}
 
 
-def _booked(db: Session, flight_ids: list[int]) -> dict[tuple[int, str], int]:
+def _booked(ctx: ToolContext, flight_ids: Collection[int]) -> dict[tuple[int, str], int]:
     """Passengers on active reservations per (flight id, cabin)."""
-    rows = db.execute(
-        select(Segment.flight_id, Reservation.fare_class, func.count(ReservationPassenger.id))
-        .join(Reservation, Reservation.id == Segment.reservation_id)
-        .join(ReservationPassenger, ReservationPassenger.reservation_id == Reservation.id)
-        .where(Segment.flight_id.in_(flight_ids), Reservation.status != "cancelled")
-        .group_by(Segment.flight_id, Reservation.fare_class)
-    )
+    rows = ctx.sql.all(
+        "SELECT segments.flight_id, reservations.fare_class, count(reservation_passengers.id) AS n FROM segments "
+        "JOIN reservations ON reservations.id = segments.reservation_id "
+        "JOIN reservation_passengers ON reservation_passengers.reservation_id = reservations.id "
+        "WHERE segments.flight_id IN (SELECT value FROM json_each(?)) AND reservations.status != 'cancelled' "
+        "GROUP BY segments.flight_id, reservations.fare_class", [_ids(flight_ids)])
     booked: dict[tuple[int, str], int] = defaultdict(int)
-    for flight_id, fare_class, n in rows:
-        booked[(flight_id, FARE_CABINS[fare_class])] += n
+    for row in rows:
+        booked[(row["flight_id"], FARE_CABINS[row["fare_class"]])] += row["n"]
     return booked
 
 
-def _seats_left(f: Flight, booked: dict[tuple[int, str], int]) -> dict[str, int]:
-    return {cabin: max(0, n - booked[(f.id, cabin)]) for cabin, n in _capacity(f.aircraft).items()}
+def _seats_left(f: Row, booked: dict[tuple[int, str], int]) -> dict[str, int]:
+    return {cabin: max(0, n - booked[(f["id"], cabin)]) for cabin, n in _capacity(f["aircraft"]).items()}
 
 
-def _fares(f: Flight) -> dict[str, int]:
-    return {"basic": f.fare_basic, "standard": f.fare_standard, "flex": f.fare_flex, "business": f.fare_business}
+def _fares(f: Row) -> dict[str, int]:
+    return {"basic": f["fare_basic"], "standard": f["fare_standard"], "flex": f["fare_flex"],
+            "business": f["fare_business"]}
 
 
-def _details(db: Session, flights: list[Flight]) -> list[FlightDetail]:
-    booked = _booked(db, [f.id for f in flights])
+def _details(ctx: ToolContext, flights: Sequence[Row]) -> list[FlightDetail]:
+    booked = _booked(ctx, [f["id"] for f in flights])
     return [
-        FlightDetail(**summary.model_dump(), fares=_fares(f), seats_left=_seats_left(f, booked),
-                     capacity=_capacity(f.aircraft))
-        for f, summary in zip(flights, _summaries(db, flights))
+        FlightDetail(**_summary_fields(f), fares=_fares(f), seats_left=_seats_left(f, booked),
+                     capacity=_capacity(f["aircraft"]))
+        for f in flights
     ]
 
 
-def _departed(f: Flight, now: datetime) -> bool:
-    return f.status in ("departed", "landed") or f.scheduled_departure + timedelta(minutes=f.delay_minutes) <= now
+def _departed(f: Row, now: datetime) -> bool:
+    return f["status"] in ("departed", "landed") or f["scheduled_departure"] + timedelta(minutes=f["delay_minutes"]) <= now
 
 
-def _check_bookable(f: Flight, now: datetime) -> None:
-    if f.status == "cancelled":
-        raise ForbiddenError(f"flight {f.flight_number} on {f.departure_date} (id {f.id}) is cancelled; "
+def _check_bookable(f: Row, now: datetime) -> None:
+    if f["status"] == "cancelled":
+        raise ForbiddenError(f"flight {f['flight_number']} on {f['departure_date']} (id {f['id']}) is cancelled; "
                              "use search_flights to find another flight")
     if _departed(f, now):
-        raise ForbiddenError(f"flight {f.flight_number} on {f.departure_date} (id {f.id}) has already departed")
+        raise ForbiddenError(f"flight {f['flight_number']} on {f['departure_date']} (id {f['id']}) has already departed")
 
 
-def _check_seats(db: Session, flights: list[Flight], cabin: str, party: int) -> None:
-    booked = _booked(db, [f.id for f in flights])
+def _check_seats(ctx: ToolContext, flights: Sequence[Row], cabin: str, party: int) -> None:
+    booked = _booked(ctx, [f["id"] for f in flights])
     for f in flights:
         left = _seats_left(f, booked)[cabin]
         if left < party:
-            raise ForbiddenError(f"flight {f.flight_number} on {f.departure_date} has only {left} {cabin} "
+            raise ForbiddenError(f"flight {f['flight_number']} on {f['departure_date']} has only {left} {cabin} "
                                  f"seat(s) left for {party} passenger(s); overbooking is not allowed")
 
 
-def _check_not_double_booked(db: Session, flights: list[Flight], passenger_ids: list[int]) -> None:
-    clash = db.execute(
-        select(Reservation.pnr, ReservationPassenger.passenger_id, Segment.flight_id)
-        .join(Segment, Segment.reservation_id == Reservation.id)
-        .join(ReservationPassenger, ReservationPassenger.reservation_id == Reservation.id)
-        .where(Segment.flight_id.in_([f.id for f in flights]),
-               ReservationPassenger.passenger_id.in_(passenger_ids), Reservation.status != "cancelled")
-        .order_by(Reservation.pnr)
-    ).first()
+def _check_not_double_booked(ctx: ToolContext, flights: Sequence[Row], passenger_ids: Sequence[int]) -> None:
+    clash = ctx.sql.one(
+        "SELECT reservations.pnr, reservation_passengers.passenger_id, segments.flight_id FROM reservations "
+        "JOIN segments ON segments.reservation_id = reservations.id "
+        "JOIN reservation_passengers ON reservation_passengers.reservation_id = reservations.id "
+        "WHERE segments.flight_id IN (SELECT value FROM json_each(?)) "
+        "AND reservation_passengers.passenger_id IN (SELECT value FROM json_each(?)) "
+        "AND reservations.status != 'cancelled' "
+        "ORDER BY reservations.pnr, segments.flight_id, reservation_passengers.passenger_id LIMIT 1",
+        [_ids(f["id"] for f in flights), _ids(passenger_ids)])
     if clash is not None:
-        pnr, passenger_id, flight_id = clash
-        raise ForbiddenError(f"passenger {passenger_id} is already booked on flight {flight_id} "
-                             f"in reservation {pnr}")
+        raise ForbiddenError(f"passenger {clash['passenger_id']} is already booked on flight {clash['flight_id']} "
+                             f"in reservation {clash['pnr']}")
 
 
-def _passenger(ctx: ToolContext, passenger_id: int) -> Passenger:
-    return get_or_raise(ctx, Passenger, passenger_id, "passenger", PASSENGER_HINT)
+def _passenger(ctx: ToolContext, passenger_id: int) -> Row:
+    return row_or_raise(ctx, Passenger, passenger_id, "passenger", PASSENGER_HINT)
 
 
-def _passenger_out(db: Session, p: Passenger) -> PassengerOut:
-    org, home = db.get(Organization, p.organization_id), db.get(Airport, p.home_airport_id)
-    assert org is not None and home is not None
+def _passenger_out(p: Row) -> PassengerOut:
+    """A passenger's profile from a row of `PASSENGER_COLUMNS`."""
     return PassengerOut(
-        passenger_id=p.id, person_id=p.person_id, name=p.name, first_name=p.first_name,
-        last_name=p.last_name, email=p.email, phone=p.phone, organization_name=org.name,
-        date_of_birth=p.date_of_birth, loyalty_number=p.loyalty_number, home_airport=home.code,
-        member_since=p.member_since,
+        passenger_id=p["id"], person_id=p["person_id"], name=f"{p['first_name']} {p['last_name']}",
+        first_name=p["first_name"], last_name=p["last_name"], email=p["email"], phone=p["phone"],
+        organization_name=p["organization_name"], date_of_birth=p["date_of_birth"],
+        loyalty_number=p["loyalty_number"], home_airport=p["home_airport"], member_since=p["member_since"],
     )
 
 
-def _method_text(m: PaymentMethod) -> str:
-    if m.kind == "credit_card":
-        return f"{(m.brand or 'card').title()} card ending {m.last4}, expires {m.expiry_month:02d}/{m.expiry_year}"
-    if m.kind == "gift_card":
-        return f"Gift card ending {m.last4}, balance ${m.balance}"
-    expiry = m.expires_at.date().isoformat() if m.expires_at else "never"
-    return f"Travel certificate ending {m.last4}, balance ${m.balance}, expires {expiry}"
+def _method_text(m: Row) -> str:
+    if m["kind"] == "credit_card":
+        return f"{(m['brand'] or 'card').title()} card ending {m['last4']}, expires {m['expiry_month']:02d}/{m['expiry_year']}"
+    if m["kind"] == "gift_card":
+        return f"Gift card ending {m['last4']}, balance ${m['balance']}"
+    expiry = m["expires_at"].date().isoformat() if m["expires_at"] else "never"
+    return f"Travel certificate ending {m['last4']}, balance ${m['balance']}, expires {expiry}"
 
 
-def _method_problem(m: PaymentMethod, now: datetime, amount: int) -> str | None:
+def _method_problem(m: Row, now: datetime, amount: int) -> str | None:
     """Why `m` cannot pay `amount` now, or None when it can."""
-    if m.kind == "credit_card":
-        if (m.expiry_year or 0, m.expiry_month or 0) < (now.year, now.month):
-            return f"card ending {m.last4} expired {m.expiry_month:02d}/{m.expiry_year}"
+    if m["kind"] == "credit_card":
+        if (m["expiry_year"] or 0, m["expiry_month"] or 0) < (now.year, now.month):
+            return f"card ending {m['last4']} expired {m['expiry_month']:02d}/{m['expiry_year']}"
         return None
-    if m.expires_at is not None and m.expires_at <= now:
-        return f"{m.kind.replace('_', ' ')} ending {m.last4} expired on {m.expires_at.date()}"
-    if (m.balance or 0) < amount:
-        return f"{m.kind.replace('_', ' ')} ending {m.last4} has a balance of ${m.balance}, less than ${amount}"
+    kind = m["kind"].replace("_", " ")
+    if m["expires_at"] is not None and m["expires_at"] <= now:
+        return f"{kind} ending {m['last4']} expired on {m['expires_at'].date()}"
+    if (m["balance"] or 0) < amount:
+        return f"{kind} ending {m['last4']} has a balance of ${m['balance']}, less than ${amount}"
     return None
 
 
-def _method_out(m: PaymentMethod, now: datetime) -> PaymentMethodOut:
+def _method_out(m: Row, now: datetime) -> PaymentMethodOut:
     return PaymentMethodOut(
-        payment_method_id=m.id, passenger_id=m.passenger_id, kind=m.kind, description=_method_text(m),
-        brand=m.brand, last4=m.last4, expiry_month=m.expiry_month, expiry_year=m.expiry_year,
-        balance=m.balance, expires_at=m.expires_at, usable=_method_problem(m, now, 1) is None,
+        payment_method_id=m["id"], passenger_id=m["passenger_id"], kind=m["kind"], description=_method_text(m),
+        brand=m["brand"], last4=m["last4"], expiry_month=m["expiry_month"], expiry_year=m["expiry_year"],
+        balance=m["balance"], expires_at=m["expires_at"], usable=_method_problem(m, now, 1) is None,
     )
 
 
-def _charge(ctx: ToolContext, reservation: Reservation, method_id: int, amount: int, kind: str, text: str) -> None:
+def _charge(ctx: ToolContext, reservation: Row, method_id: int, amount: int, kind: str, text: str) -> None:
     """Take `amount` from one of the lead passenger's methods and record the payment."""
-    method = get_or_raise(ctx, PaymentMethod, method_id, "payment method", METHOD_HINT)
-    if method.passenger_id != reservation.passenger_id:
+    method = row_or_raise(ctx, PaymentMethod, method_id, "payment method", METHOD_HINT)
+    if method["passenger_id"] != reservation["passenger_id"]:
         raise ForbiddenError(f"payment method {method_id} belongs to another passenger; only the lead "
-                             f"passenger's (id {reservation.passenger_id}) methods can pay. {METHOD_HINT}")
+                             f"passenger's (id {reservation['passenger_id']}) methods can pay. {METHOD_HINT}")
     problem = _method_problem(method, ctx.now, amount)
     if problem is not None:
         raise ForbiddenError(f"{problem}; use another payment method or add_payment_method")
-    if method.balance is not None:
-        method.balance -= amount
-    ctx.db.add(Payment(reservation_id=reservation.id, payment_method_id=method.id, kind=kind,
-                       amount=amount, description=text, created_at=ctx.now))
+    if method["balance"] is not None:
+        ctx.sql.update_row(PaymentMethod, method, {**method, "balance": method["balance"] - amount})
+    ctx.sql.insert_row(Payment, dict(reservation_id=reservation["id"], payment_method_id=method_id, kind=kind,
+                                  amount=amount, description=text, created_at=ctx.now))
 
 
-def _reservation(ctx: ToolContext, pnr: str) -> Reservation:
-    r = ctx.db.scalar(select(Reservation).where(Reservation.pnr == pnr.upper()))
+def _reservation(ctx: ToolContext, pnr: str) -> Row:
+    r = ctx.sql.one("SELECT * FROM reservations WHERE pnr = ?", [pnr.upper()], Reservation)
     if r is None:
         raise NotFoundError(f"no reservation with code {pnr.upper()}. {RESERVATION_HINT}")
     return r
 
 
-def _rule(db: Session, fare_class: str) -> FareClass:
-    rule = db.scalar(select(FareClass).where(FareClass.code == fare_class))
+def _rule(ctx: ToolContext, fare_class: str) -> Row:
+    rule = ctx.sql.one("SELECT * FROM fare_classes WHERE code = ?", [fare_class], FareClass)
     assert rule is not None
     return rule
 
 
-def _segments(db: Session, r: Reservation) -> list[Segment]:
-    return list(db.scalars(select(Segment).where(Segment.reservation_id == r.id).order_by(Segment.position)))
+def _segments(ctx: ToolContext, r: Row) -> list[Row]:
+    """A reservation's segments in travel order."""
+    return ctx.sql.all("SELECT * FROM segments WHERE reservation_id = ? ORDER BY position, id", [r["id"]])
 
 
-def _travellers(db: Session, r: Reservation) -> list[ReservationPassenger]:
-    return list(db.scalars(select(ReservationPassenger).where(ReservationPassenger.reservation_id == r.id)
-                           .order_by(ReservationPassenger.id)))
+def _traveller_ids(ctx: ToolContext, r: Row) -> list[int]:
+    """The passenger ids of a reservation, in the order they were added."""
+    return ctx.sql.column("SELECT passenger_id FROM reservation_passengers WHERE reservation_id = ? ORDER BY id",
+                          [r["id"]])
 
 
-def _segment_status(r: Reservation, f: Flight) -> str:
-    if r.status == "cancelled":
+def _segment_status(r: Row, f: Row) -> str:
+    if r["status"] == "cancelled":
         return "cancelled"
-    return {"cancelled": "cancelled_by_airline", "landed": "flown"}.get(f.status, f.status)
+    return {"cancelled": "cancelled_by_airline", "landed": "flown"}.get(f["status"], f["status"])
 
 
-def _reservation_out(db: Session, r: Reservation) -> ReservationOut:
+def _reservation_out(ctx: ToolContext, r: Row) -> ReservationOut:
+    """A reservation as stored now: travellers, legs with seats, and payments, in four statements."""
     travellers = [
-        TravellerOut(passenger_id=p.id, name=p.name, email=p.email, checked_bags=t.checked_bags)
-        for t, p in db.execute(select(ReservationPassenger, Passenger)
-                               .join(Passenger, Passenger.id == ReservationPassenger.passenger_id)
-                               .where(ReservationPassenger.reservation_id == r.id).order_by(ReservationPassenger.id))
+        TravellerOut(passenger_id=t["id"], name=f"{t['first_name']} {t['last_name']}", email=t["email"],
+                     checked_bags=t["checked_bags"])
+        for t in ctx.sql.all(
+            "SELECT passengers.id, passengers.first_name, passengers.last_name, passengers.email, "
+            "reservation_passengers.checked_bags FROM reservation_passengers "
+            "JOIN passengers ON passengers.id = reservation_passengers.passenger_id "
+            "WHERE reservation_passengers.reservation_id = ? ORDER BY reservation_passengers.id", [r["id"]])
     ]
-    legs = list(db.execute(select(Segment, Flight).join(Flight, Flight.id == Segment.flight_id)
-                           .where(Segment.reservation_id == r.id).order_by(Segment.position)).all())
-    seats: dict[int, list[SeatOut]] = {s.id: [] for s, _ in legs}
-    for a in db.scalars(select(SeatAssignment).where(SeatAssignment.segment_id.in_(list(seats)))
-                        .order_by(SeatAssignment.passenger_id)):
-        seats[a.segment_id].append(SeatOut(passenger_id=a.passenger_id, seat=a.seat))
-    summaries = _summaries(db, [f for _, f in legs])
+    legs = ctx.sql.all(
+        f"SELECT segments.id AS segment_id, segments.position, segments.fare, {FLIGHT_COLUMNS} FROM segments "
+        f"JOIN flights ON flights.id = segments.flight_id {ROUTE_JOINS} "
+        "WHERE segments.reservation_id = ? ORDER BY segments.position, segments.id", [r["id"]], Flight)
+    seats: dict[int, list[SeatOut]] = {leg["segment_id"]: [] for leg in legs}
+    for a in ctx.sql.all("SELECT segment_id, passenger_id, seat FROM seat_assignments "
+                         "WHERE segment_id IN (SELECT value FROM json_each(?)) ORDER BY passenger_id, id", [list(seats)]):
+        seats[a["segment_id"]].append(SeatOut(passenger_id=a["passenger_id"], seat=a["seat"]))
     segments = [
-        SegmentOut(position=s.position, flight=summary, fare=s.fare, status=_segment_status(r, f), seats=seats[s.id])
-        for (s, f), summary in zip(legs, summaries)
+        SegmentOut(position=leg["position"], flight=FlightSummary(**_summary_fields(leg)), fare=leg["fare"],
+                   status=_segment_status(r, leg), seats=seats[leg["segment_id"]])
+        for leg in legs
     ]
-    payments = []
-    rows = db.execute(select(Payment, PaymentMethod).join(PaymentMethod, PaymentMethod.id == Payment.payment_method_id)
-                      .where(Payment.reservation_id == r.id).order_by(Payment.created_at, Payment.id))
-    for p, m in rows:
-        payments.append(PaymentOut(payment_id=p.id, payment_method_id=m.id, method=_method_text(m), kind=p.kind,
-                                   amount=p.amount, description=p.description, created_at=p.created_at))
+    payments = [
+        PaymentOut(payment_id=p["payment_id"], payment_method_id=p["payment_method_id"], method=_method_text(p),
+                   kind=p["payment_kind"], amount=p["amount"], description=p["description"], created_at=p["created_at"])
+        for p in ctx.sql.all(
+            "SELECT payments.id AS payment_id, payments.payment_method_id, payments.kind AS payment_kind, "
+            "payments.amount, payments.description, payments.created_at, payment_methods.kind, "
+            "payment_methods.brand, payment_methods.last4, payment_methods.expiry_month, "
+            "payment_methods.expiry_year, payment_methods.balance, payment_methods.expires_at FROM payments "
+            "JOIN payment_methods ON payment_methods.id = payments.payment_method_id "
+            "WHERE payments.reservation_id = ? ORDER BY payments.created_at, payments.id", [r["id"]],
+            (Payment, PaymentMethod))
+    ]
     charged = sum(p.amount for p in payments if p.amount > 0)
     refunded = -sum(p.amount for p in payments if p.amount < 0)
     return ReservationOut(
-        pnr=r.pnr, status=r.status, fare_class=r.fare_class, cabin=FARE_CABINS[r.fare_class],
-        lead_passenger_id=r.passenger_id, passengers=travellers, segments=segments, payments=payments,
+        pnr=r["pnr"], status=r["status"], fare_class=r["fare_class"], cabin=FARE_CABINS[r["fare_class"]],
+        lead_passenger_id=r["passenger_id"], passengers=travellers, segments=segments, payments=payments,
         total_charged=charged, total_refunded=refunded, net_paid=charged - refunded,
-        created_at=r.created_at, updated_at=r.updated_at, cancelled_at=r.cancelled_at,
+        created_at=r["created_at"], updated_at=r["updated_at"], cancelled_at=r["cancelled_at"],
     )
 
 
-def _open_reservation(r: Reservation) -> None:
-    if r.status == "cancelled":
-        raise ForbiddenError(f"reservation {r.pnr} was cancelled on {r.cancelled_at:%Y-%m-%d} and can no longer change")
-    if r.status == "flown":
-        raise ForbiddenError(f"reservation {r.pnr} has been flown and can no longer change")
+def _open_reservation(r: Row) -> None:
+    if r["status"] == "cancelled":
+        raise ForbiddenError(f"reservation {r['pnr']} was cancelled on {r['cancelled_at']:%Y-%m-%d} and can no longer change")
+    if r["status"] == "flown":
+        raise ForbiddenError(f"reservation {r['pnr']} has been flown and can no longer change")
 
 
-def _traveller(db: Session, r: Reservation, passenger_id: int) -> ReservationPassenger:
-    t = db.scalar(select(ReservationPassenger).where(ReservationPassenger.reservation_id == r.id,
-                                                     ReservationPassenger.passenger_id == passenger_id))
+def _traveller(ctx: ToolContext, r: Row, passenger_id: int) -> Row:
+    t = ctx.sql.one("SELECT * FROM reservation_passengers WHERE reservation_id = ? AND passenger_id = ?",
+                    [r["id"], passenger_id])
     if t is None:
-        ids = ", ".join(str(x.passenger_id) for x in _travellers(db, r))
-        raise InvalidArgumentError(f"passenger {passenger_id} is not on reservation {r.pnr}; its passengers are {ids}")
+        ids = ", ".join(str(x) for x in _traveller_ids(ctx, r))
+        raise InvalidArgumentError(f"passenger {passenger_id} is not on reservation {r['pnr']}; its passengers are {ids}")
     return t
 
 
-def _segment_of(db: Session, r: Reservation, flight_id: int) -> Segment:
-    segments = _segments(db, r)
+def _segment_of(r: Row, segments: Sequence[Row], flight_id: int) -> Row:
     for s in segments:
-        if s.flight_id == flight_id:
+        if s["flight_id"] == flight_id:
             return s
-    ids = ", ".join(str(s.flight_id) for s in segments)
-    raise InvalidArgumentError(f"flight {flight_id} is not part of reservation {r.pnr}; its flight ids are {ids}")
+    ids = ", ".join(str(s["flight_id"]) for s in segments)
+    raise InvalidArgumentError(f"flight {flight_id} is not part of reservation {r['pnr']}; its flight ids are {ids}")
 
 
 # ---------------------------------------------------------------- airports and network
@@ -656,17 +718,21 @@ def find_airports(
     per_page: PerPage = 25,
 ) -> AirportPage:
     """Find airports served by the airline by code, name, city or country, sorted by code."""
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if query:
-        clauses.append(or_(func.lower(Airport.code) == query.strip().lower(),
-                           contains_text(query, Airport.name, Airport.city)))
+        needle = query.strip().lower()
+        clauses.append("(lower(code) = ? OR lower(name) LIKE ? ESCAPE '/' OR lower(city) LIKE ? ESCAPE '/')")
+        params += [needle, contains_pattern(needle), contains_pattern(needle)]
     if country:
-        clauses.append(func.lower(Airport.country) == country.strip().lower())
+        clauses.append("lower(country) = ?")
+        params.append(country.strip().lower())
     if hubs_only:
-        clauses.append(Airport.is_hub.is_(True))
-    statement = select(Airport).where(*clauses).order_by(Airport.code)
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return AirportPage(airports=[_airport_out(a) for a in rows], total=total, page=page, next_page=following)
+        clauses.append("is_hub = 1")
+    found = ctx.sql.page("*", f"FROM airports WHERE {' AND '.join(clauses)} ORDER BY code, id", params, page,
+                         per_page, Airport)
+    return AirportPage(airports=[AirportOut(**a) for a in found.rows], total=found.total, page=page,
+                       next_page=found.next_page)
 
 
 @tools.tool(examples=[{"city": "Oxford", "country": "United Kingdom", "limit": 2}])
@@ -677,27 +743,32 @@ def nearest_airports(
     limit: Annotated[int, Field(ge=1, le=10, description="Most airports to return when the city has none of its own.")] = 3,
 ) -> NearestAirports:
     """Airports for a city: its own airports if it has any, else the nearest ones by distance."""
-    clauses = [func.lower(City.name) == city.strip().lower()]
+    clauses = ["lower(name) = ?"]
+    params = [city.strip().lower()]
     if country:
-        clauses.append(func.lower(City.country) == country.strip().lower())
-    matches = list(ctx.db.scalars(select(City).where(*clauses).order_by(City.country)))
+        clauses.append("lower(country) = ?")
+        params.append(country.strip().lower())
+    matches = ctx.sql.all(f"SELECT * FROM cities WHERE {' AND '.join(clauses)} ORDER BY country, id", params)
     if not matches:
         raise NotFoundError(f"no city named {city!r}{' in ' + country if country else ''} in the city list. "
                             "Check the spelling (English names without accents), or use find_airports "
                             "with a country to list that country's airports.")
     if len(matches) > 1:
-        options = "; ".join(f"{c.name}, {c.country}" for c in matches)
+        options = "; ".join(f"{c['name']}, {c['country']}" for c in matches)
         raise InvalidArgumentError(f"several cities are named {city!r}: {options}. Give the country too.")
     place = matches[0]
-    airports = list(ctx.db.scalars(select(Airport).order_by(Airport.code)))
-    own = [a for a in airports if a.city == place.name and a.country == place.country]
-    ranked = sorted(own or airports,
-                    key=lambda a: (distance_km(place.latitude, place.longitude, a.latitude, a.longitude), a.code))
+    airports = ctx.sql.all("SELECT * FROM airports ORDER BY code, id", (), Airport)
+    own = [a for a in airports if a["city"] == place["name"] and a["country"] == place["country"]]
+
+    def distance(a: Row) -> float:
+        return distance_km(place["latitude"], place["longitude"], a["latitude"], a["longitude"])
+
+    ranked = sorted(own or airports, key=lambda a: (distance(a), a["code"]))
     chosen = ranked if own else ranked[:limit]
     return NearestAirports(
-        city=place.name, country=place.country, has_own_airports=bool(own),
-        airports=[NearbyAirport(code=a.code, name=a.name, city=a.city, country=a.country, is_hub=a.is_hub,
-                                distance_km=round(distance_km(place.latitude, place.longitude, a.latitude, a.longitude)))
+        city=place["name"], country=place["country"], has_own_airports=bool(own),
+        airports=[NearbyAirport(code=a["code"], name=a["name"], city=a["city"], country=a["country"],
+                                is_hub=a["is_hub"], distance_km=round(distance(a)))
                   for a in chosen],
     )
 
@@ -711,61 +782,70 @@ def list_routes(
     """The nonstop routes of the network from and/or to an airport, with weekly schedule and aircraft."""
     if origin is None and destination is None:
         raise InvalidArgumentError("give origin, destination or both")
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if origin is not None:
-        clauses.append(Route.origin_id == _code(ctx, origin).id)
+        clauses.append("routes.origin_id = ?")
+        params.append(_code(ctx, origin))
     if destination is not None:
-        clauses.append(Route.destination_id == _code(ctx, destination).id)
+        clauses.append("routes.destination_id = ?")
+        params.append(_code(ctx, destination))
     days = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-    routes = []
-    for r in ctx.db.scalars(select(Route).where(*clauses).order_by(Route.flight_number)):
-        o, d = ctx.db.get(Airport, r.origin_id), ctx.db.get(Airport, r.destination_id)
-        assert o is not None and d is not None
-        routes.append(RouteOut(flight_number=r.flight_number, origin=o.code, destination=d.code,
-                               distance_km=r.distance_km, duration_minutes=r.duration_minutes, aircraft=r.aircraft,
-                               departure_time_local=r.departure_time,
-                               operating_days=[days[int(c) - 1] for c in r.operating_days]))
-    return RouteList(routes=routes)
+    rows = ctx.sql.all(
+        "SELECT routes.*, origins.code AS origin, destinations.code AS destination FROM routes "
+        "JOIN airports AS origins ON origins.id = routes.origin_id "
+        "JOIN airports AS destinations ON destinations.id = routes.destination_id "
+        f"WHERE {' AND '.join(clauses)} ORDER BY routes.flight_number, routes.id", params)
+    return RouteList(routes=[
+        RouteOut(flight_number=r["flight_number"], origin=r["origin"], destination=r["destination"],
+                 distance_km=r["distance_km"], duration_minutes=r["duration_minutes"], aircraft=r["aircraft"],
+                 departure_time_local=r["departure_time"],
+                 operating_days=[days[int(c) - 1] for c in r["operating_days"]])
+        for r in rows
+    ])
 
 
 # ---------------------------------------------------------------- flights
 
 
-def _legs(db: Session, now: datetime, *clauses: ColumnElement[bool]) -> list[tuple[Flight, Route]]:
-    """Bookable flights (not departed, not cancelled) matching `clauses`, with their routes."""
-    stmt = (select(Flight, Route).join(Route, Route.id == Flight.route_id)
-            .where(Flight.status.in_(("scheduled", "delayed")), Flight.scheduled_departure > now, *clauses)
-            .order_by(Flight.scheduled_departure, Flight.id))
-    return [(f, r) for f, r in db.execute(stmt).all()]
+def _legs(ctx: ToolContext, now: datetime, where: str, params: list[Any]) -> list[Row]:
+    """Bookable flights (not departed, not cancelled) matching `where`, as rows of `FLIGHT_COLUMNS`,
+    in departure order."""
+    return ctx.sql.all(
+        f"SELECT {FLIGHT_COLUMNS} FROM flights {ROUTE_JOINS} WHERE flights.status IN ('scheduled', 'delayed') "
+        f"AND flights.scheduled_departure > ? AND {where} ORDER BY flights.scheduled_departure, flights.id",
+        [now, *params], Flight)
 
 
-def _itineraries(db: Session, origin: Airport, destination: Airport, days: list[date],
-                 max_stops: int, now: datetime) -> list[list[Flight]]:
-    firsts = _legs(db, now, Route.origin_id == origin.id, Flight.departure_date.in_(days))
-    found = [[f] for f, r in firsts if r.destination_id == destination.id]
-    onward = [(f, r) for f, r in firsts if r.destination_id != destination.id]
+def _itineraries(ctx: ToolContext, origin_id: int, destination_id: int, days: list[date],
+                 max_stops: int, now: datetime) -> list[list[Row]]:
+    firsts = _legs(ctx, now, "routes.origin_id = ? AND flights.departure_date IN (SELECT value FROM json_each(?))",
+                   [origin_id, [day.isoformat() for day in days]])
+    found = [[f] for f in firsts if f["destination_id"] == destination_id]
+    onward = [f for f in firsts if f["destination_id"] != destination_id]
     if max_stops == 0 or not onward:
         return found
     shortest, longest = timedelta(minutes=MIN_CONNECTION_MINUTES), timedelta(minutes=MAX_CONNECTION_MINUTES)
-    seconds = _legs(db, now, Route.destination_id == destination.id,
-                    Route.origin_id.in_(sorted({r.destination_id for _, r in onward})),
-                    Flight.scheduled_departure.between(min(f.scheduled_arrival for f, _ in onward) + shortest,
-                                                       max(f.scheduled_arrival for f, _ in onward) + longest))
-    for first, first_route in onward:
-        for second, second_route in seconds:
-            gap = second.scheduled_departure - first.scheduled_arrival
-            if second_route.origin_id == first_route.destination_id and shortest <= gap <= longest:
+    seconds = _legs(ctx, now, "routes.destination_id = ? AND routes.origin_id IN (SELECT value FROM json_each(?)) "
+                    "AND flights.scheduled_departure BETWEEN ? AND ?",
+                    [destination_id, _ids(f["destination_id"] for f in onward),
+                     min(f["scheduled_arrival"] for f in onward) + shortest,
+                     max(f["scheduled_arrival"] for f in onward) + longest])
+    for first in onward:
+        for second in seconds:
+            gap = second["scheduled_departure"] - first["scheduled_arrival"]
+            if second["origin_id"] == first["destination_id"] and shortest <= gap <= longest:
                 found.append([first, second])
     return found
 
 
-def _itinerary_out(db: Session, legs: list[Flight], cabin: str, booked: dict[tuple[int, str], int]) -> Itinerary:
+def _itinerary_out(legs: list[Row], cabin: str, booked: dict[tuple[int, str], int]) -> Itinerary:
     classes = [c for c, k in FARE_CABINS.items() if k == cabin]
-    gaps = [int((b.scheduled_departure - a.scheduled_arrival).total_seconds() // 60) for a, b in zip(legs, legs[1:])]
+    gaps = [int((b["scheduled_departure"] - a["scheduled_arrival"]).total_seconds() // 60) for a, b in zip(legs, legs[1:])]
     return Itinerary(
-        segments=_summaries(db, legs), stops=len(legs) - 1, connection_minutes=gaps,
-        departure=legs[0].scheduled_departure, arrival=legs[-1].scheduled_arrival,
-        duration_minutes=int((legs[-1].scheduled_arrival - legs[0].scheduled_departure).total_seconds() // 60),
+        segments=_summaries(legs), stops=len(legs) - 1, connection_minutes=gaps,
+        departure=legs[0]["scheduled_departure"], arrival=legs[-1]["scheduled_arrival"],
+        duration_minutes=int((legs[-1]["scheduled_arrival"] - legs[0]["scheduled_departure"]).total_seconds() // 60),
         fares={c: sum(_fares(f)[c] for f in legs) for c in classes},
         seats_left=min(_seats_left(f, booked)[cabin] for f in legs),
     )
@@ -790,16 +870,16 @@ def search_flights(
     Connections need 60 minutes to 20 hours between flights. Fares are per passenger, in USD,
     for each fare class of the cabin. Only flights not yet departed and not cancelled are offered.
     """
-    o, d = _code(ctx, origin), _code(ctx, destination)
-    if o.id == d.id:
+    origin_id, destination_id = _code(ctx, origin), _code(ctx, destination)
+    if origin_id == destination_id:
         raise InvalidArgumentError("origin and destination are the same airport")
     days = [date + timedelta(days=k) for k in range(-flexible_days, flexible_days + 1)]
     if max(days) < ctx.now.date():
         raise InvalidArgumentError(f"{date} is in the past (today is {ctx.now.date()}); "
                                    "use list_flights to look up flights that already operated")
-    found = _itineraries(ctx.db, o, d, days, max_stops, ctx.now)
-    booked = _booked(ctx.db, sorted({f.id for legs in found for f in legs}))
-    options = [_itinerary_out(ctx.db, legs, cabin, booked) for legs in found]
+    found = _itineraries(ctx, origin_id, destination_id, days, max_stops, ctx.now)
+    booked = _booked(ctx, {f["id"] for legs in found for f in legs})
+    options = [_itinerary_out(legs, cabin, booked) for legs in found]
     options = [i for i in options if i.seats_left >= passengers]
     keys = {"departure": lambda i: (i.departure, i.duration_minutes),
             "price": lambda i: (min(i.fares.values()), i.departure),
@@ -830,29 +910,39 @@ def list_flights(
     """
     if departure_after and departure_before and departure_after >= departure_before:
         raise InvalidArgumentError("departure_after must be earlier than departure_before")
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if flight_number:
-        clauses.append(Flight.flight_number == flight_number.replace(" ", "").upper())
+        clauses.append("flights.flight_number = ?")
+        params.append(flight_number.replace(" ", "").upper())
     if origin:
-        clauses.append(Route.origin_id == _code(ctx, origin).id)
+        clauses.append("routes.origin_id = ?")
+        params.append(_code(ctx, origin))
     if destination:
-        clauses.append(Route.destination_id == _code(ctx, destination).id)
+        clauses.append("routes.destination_id = ?")
+        params.append(_code(ctx, destination))
     if departure_after:
-        clauses.append(Flight.scheduled_departure >= departure_after)
+        clauses.append("flights.scheduled_departure >= ?")
+        params.append(departure_after)
     if departure_before:
-        clauses.append(Flight.scheduled_departure < departure_before)
+        clauses.append("flights.scheduled_departure < ?")
+        params.append(departure_before)
     if status:
-        clauses.append(Flight.status.in_(status))
-    order = Flight.scheduled_departure.asc() if sort_order == "asc" else Flight.scheduled_departure.desc()
-    statement = select(Flight).join(Route, Route.id == Flight.route_id).where(*clauses).order_by(order, Flight.id)
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return FlightPage(flights=_details(ctx.db, rows), total=total, page=page, next_page=following)
+        clauses.append("flights.status IN (SELECT value FROM json_each(?))")
+        params.append(status)
+    direction = "ASC" if sort_order == "asc" else "DESC"
+    found = ctx.sql.page("flights.id", f"FROM flights JOIN routes ON routes.id = flights.route_id "
+                         f"WHERE {' AND '.join(clauses)} ORDER BY flights.scheduled_departure {direction}, flights.id",
+                         params, page, per_page)
+    flights = _flights(ctx, [row["id"] for row in found.rows])
+    return FlightPage(flights=_details(ctx, [flights[row["id"]] for row in found.rows]), total=found.total, page=page,
+                      next_page=found.next_page)
 
 
 @tools.tool(examples=[{"flight_id": 10153}])
 def get_flight(ctx: ToolContext, flight_id: FlightId) -> FlightDetail:
     """Get one flight: route, UTC and local times, status and delay, fares and seats left per cabin."""
-    return _details(ctx.db, [_flight(ctx, flight_id)])[0]
+    return _details(ctx, [_flight(ctx, flight_id)])[0]
 
 
 @tools.tool(examples=[{"flight_id": 10153, "cabin": "economy"}])
@@ -863,28 +953,31 @@ def get_seat_map(
 ) -> SeatMap:
     """The seat map of a flight: per row, which seat letters are free and which are taken."""
     f = _flight(ctx, flight_id)
-    taken = set(ctx.db.scalars(select(SeatAssignment.seat).where(SeatAssignment.flight_id == f.id)))
-    booked = _booked(ctx.db, [f.id])
+    taken = set(ctx.sql.column("SELECT seat FROM seat_assignments WHERE flight_id = ?", [f["id"]]))
+    booked = _booked(ctx, [f["id"]])
     cabins = []
     for name in (cabin,) if cabin else ("business", "economy"):
         rows: dict[int, SeatRow] = {}
-        for seat in cabin_seats(f.aircraft, name):
-            row = rows.setdefault(int(seat[:-1]), SeatRow(row=int(seat[:-1]), available=[], taken=[]))
+        for seat in _cabin_seats(f["aircraft"], name):
+            number = int(seat[:-1])
+            row = rows.get(number)
+            if row is None:
+                row = rows[number] = SeatRow(row=number, available=[], taken=[])
             (row.taken if seat in taken else row.available).append(seat[-1])
-        capacity = _capacity(f.aircraft)[name]
-        cabins.append(CabinMap(cabin=name, capacity=capacity, passengers_booked=booked[(f.id, name)],
+        capacity = _capacity(f["aircraft"])[name]
+        cabins.append(CabinMap(cabin=name, capacity=capacity, passengers_booked=booked[(f["id"], name)],
                                seats_left=_seats_left(f, booked)[name],
                                seats_assigned=sum(len(r.taken) for r in rows.values()), rows=list(rows.values())))
-    return SeatMap(flight_id=f.id, flight_number=f.flight_number, aircraft=f.aircraft, cabins=cabins)
+    return SeatMap(flight_id=f["id"], flight_number=f["flight_number"], aircraft=f["aircraft"], cabins=cabins)
 
 
 @tools.tool(examples=[{}])
 def get_fare_rules(ctx: ToolContext) -> FareRules:
     """The fare classes and their rules: changes, refunds, checked bags and seat selection."""
-    rules = [FareRule(fare_class=r.code, name=r.name, cabin=r.cabin, changes_allowed=r.changeable,
-                      change_fee=r.change_fee, refund=r.refund, cancellation_fee=r.cancellation_fee,
-                      free_checked_bags=r.free_bags, bag_fee=r.bag_fee, seat_selection=r.seat_selection)
-             for r in ctx.db.scalars(select(FareClass).order_by(FareClass.id))]
+    rules = [FareRule(fare_class=r["code"], name=r["name"], cabin=r["cabin"], changes_allowed=r["changeable"],
+                      change_fee=r["change_fee"], refund=r["refund"], cancellation_fee=r["cancellation_fee"],
+                      free_checked_bags=r["free_bags"], bag_fee=r["bag_fee"], seat_selection=r["seat_selection"])
+             for r in ctx.sql.all("SELECT * FROM fare_classes ORDER BY id", (), FareClass)]
     notes = [
         f"Any reservation cancelled within {FREE_CANCELLATION_HOURS} hours of booking is refunded in full to the original payment.",
         "If the airline cancels a flight, changing it is free for every fare class and cancelling refunds in full.",
@@ -905,10 +998,11 @@ def get_passenger_by_email(
     email: Annotated[str, Field(min_length=3, description="The passenger's email address (case-insensitive).")],
 ) -> PassengerOut:
     """Look up a passenger profile by email: name, organisation, loyalty number and home airport."""
-    p = ctx.db.scalar(select(Passenger).where(func.lower(Passenger.email) == email.strip().lower()))
+    p = ctx.sql.one(f"SELECT {PASSENGER_COLUMNS} FROM {PASSENGER_TABLES} WHERE lower(passengers.email) = ? "
+                    "ORDER BY passengers.id LIMIT 1", [email.strip().lower()], Passenger)
     if p is None:
         raise NotFoundError(f"no passenger with email {email.strip()}. Use search_passengers to search by name.")
-    return _passenger_out(ctx.db, p)
+    return _passenger_out(p)
 
 
 @tools.tool(examples=[{"query": "walton", "organization": "griffin"}])
@@ -920,25 +1014,30 @@ def search_passengers(
     per_page: PerPage = 25,
 ) -> PassengerPage:
     """Find passengers by name, email, loyalty number or organisation, sorted by last name."""
-    clauses: list[ColumnElement[bool]] = []
+    clauses = ["1"]
+    params: list[Any] = []
     if query:
-        clauses.append(contains_text(query, Passenger.first_name + " " + Passenger.last_name, Passenger.email,
-                                     Passenger.loyalty_number))
+        clauses.append("(lower(first_name || ' ' || last_name) LIKE ? ESCAPE '/' OR lower(email) LIKE ? ESCAPE '/' "
+                       "OR lower(loyalty_number) LIKE ? ESCAPE '/')")
+        params += [contains_pattern(query.strip().lower())] * 3
     if organization:
-        clauses.append(Passenger.organization_id.in_(
-            select(Organization.id).where(contains_text(organization, Organization.name))))
-    statement = select(Passenger).where(*clauses).order_by(Passenger.last_name, Passenger.first_name, Passenger.id)
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return PassengerPage(passengers=[_passenger_out(ctx.db, p) for p in rows], total=total, page=page,
-                         next_page=following)
+        clauses.append("organization_id IN (SELECT id FROM organizations WHERE lower(name) LIKE ? ESCAPE '/')")
+        params.append(contains_pattern(organization.strip().lower()))
+    found = ctx.sql.page("id", f"FROM passengers WHERE {' AND '.join(clauses)} ORDER BY last_name, first_name, id",
+                         params, page, per_page)
+    profiles = {p["id"]: p for p in ctx.sql.all(
+        f"SELECT {PASSENGER_COLUMNS} FROM {PASSENGER_TABLES} WHERE passengers.id IN (SELECT value FROM json_each(?))",
+        [[row["id"] for row in found.rows]], Passenger)}
+    return PassengerPage(passengers=[_passenger_out(profiles[row["id"]]) for row in found.rows], total=found.total,
+                         page=page, next_page=found.next_page)
 
 
 @tools.tool(examples=[{"passenger_id": 239}])
 def list_payment_methods(ctx: ToolContext, passenger_id: PassengerId) -> PaymentMethodList:
     """A passenger's credit cards, gift cards and travel certificates, with balances and whether each is usable."""
     _passenger(ctx, passenger_id)
-    methods = ctx.db.scalars(select(PaymentMethod).where(PaymentMethod.passenger_id == passenger_id)
-                             .order_by(PaymentMethod.id))
+    methods = ctx.sql.all("SELECT * FROM payment_methods WHERE passenger_id = ? ORDER BY id", [passenger_id],
+                          PaymentMethod)
     return PaymentMethodList(passenger_id=passenger_id, payment_methods=[_method_out(m, ctx.now) for m in methods])
 
 
@@ -955,53 +1054,53 @@ def add_payment_method(
     _passenger(ctx, passenger_id)
     if (expiry_year, expiry_month) < (ctx.now.year, ctx.now.month):
         raise ForbiddenError(f"the card expired {expiry_month:02d}/{expiry_year}; ask for a card that is still valid")
-    same = ctx.db.scalar(select(PaymentMethod).where(
-        PaymentMethod.passenger_id == passenger_id, PaymentMethod.kind == "credit_card", PaymentMethod.brand == brand,
-        PaymentMethod.last4 == last4, PaymentMethod.expiry_month == expiry_month,
-        PaymentMethod.expiry_year == expiry_year))
+    same = ctx.sql.scalar(
+        "SELECT id FROM payment_methods WHERE passenger_id = ? AND kind = 'credit_card' AND brand = ? AND last4 = ? "
+        "AND expiry_month = ? AND expiry_year = ? ORDER BY id LIMIT 1",
+        [passenger_id, brand, last4, expiry_month, expiry_year])
     if same is not None:
-        raise ForbiddenError(f"this card is already on file as payment method {same.id}")
-    method = PaymentMethod(passenger_id=passenger_id, kind="credit_card", brand=brand, last4=last4,
-                           expiry_month=expiry_month, expiry_year=expiry_year, balance=None, expires_at=None,
-                           issued_for_reservation_id=None, created_at=ctx.now)
-    ctx.db.add(method)
-    ctx.db.flush()
-    return _method_out(method, ctx.now)
+        raise ForbiddenError(f"this card is already on file as payment method {same}")
+    method: Row = dict(passenger_id=passenger_id, kind="credit_card", brand=brand, last4=last4,
+                       expiry_month=expiry_month, expiry_year=expiry_year, balance=None, expires_at=None,
+                       issued_for_reservation_id=None, created_at=ctx.now)
+    method_id = ctx.sql.insert_row(PaymentMethod, method)
+    return _method_out({**method, "id": method_id}, ctx.now)
 
 
 # ---------------------------------------------------------------- quotes and booking
 
 
-def _quote_out(ctx: ToolContext, q: Quote) -> QuoteOut:
-    flights = [ctx.db.get(Flight, i) for i in q.flight_ids]
-    pnr = None
-    if q.reservation_id is not None:
-        r = ctx.db.get(Reservation, q.reservation_id)
-        pnr = r.pnr if r else None
-    status = "used" if pnr else ("expired" if q.expires_at <= ctx.now else "open")
+def _quote_out(q: Row, flights: Mapping[int, Row], now: datetime) -> QuoteOut:
+    """A quote from its row (with the `reservation_pnr` it was used for, if any) and its flights by id."""
+    pnr = q["reservation_pnr"]
+    status = "used" if pnr else ("expired" if q["expires_at"] <= now else "open")
     return QuoteOut(
-        quote_id=q.id, lead_passenger_id=q.passenger_id, passenger_ids=list(q.passenger_ids),
-        fare_class=q.fare_class, cabin=FARE_CABINS[q.fare_class],
-        segments=_summaries(ctx.db, [f for f in flights if f is not None]),
-        price_per_passenger=q.price_per_passenger, total=q.total, created_at=q.created_at,
-        expires_at=q.expires_at, status=status, reservation_pnr=pnr,
+        quote_id=q["id"], lead_passenger_id=q["passenger_id"], passenger_ids=list(q["passenger_ids"]),
+        fare_class=q["fare_class"], cabin=FARE_CABINS[q["fare_class"]],
+        segments=_summaries([flights[i] for i in q["flight_ids"] if i in flights]),
+        price_per_passenger=q["price_per_passenger"], total=q["total"], created_at=q["created_at"],
+        expires_at=q["expires_at"], status=status, reservation_pnr=pnr,
     )
 
 
-def _ends(db: Session, f: Flight) -> tuple[int, int]:
-    route = db.get(Route, f.route_id)
-    assert route is not None
-    return route.origin_id, route.destination_id
+def _quote(ctx: ToolContext, quote_id: int) -> Row:
+    """A quote's row with the PNR of the reservation it was used for (`reservation_pnr`, or None)."""
+    q = ctx.sql.one("SELECT quotes.*, reservations.pnr AS reservation_pnr FROM quotes "
+                    "LEFT JOIN reservations ON reservations.id = quotes.reservation_id WHERE quotes.id = ?",
+                    [quote_id], Quote)
+    if q is None:
+        raise missing("quote", quote_id, QUOTE_HINT)
+    return q
 
 
-def _check_connections(flights: list[Flight], db: Session) -> None:
+def _check_connections(flights: Sequence[Row]) -> None:
     for a, b in zip(flights, flights[1:]):
-        if _ends(db, a)[1] != _ends(db, b)[0]:
-            raise InvalidArgumentError(f"flight {b.id} does not leave from where flight {a.id} arrives; "
+        if a["destination_id"] != b["origin_id"]:
+            raise InvalidArgumentError(f"flight {b['id']} does not leave from where flight {a['id']} arrives; "
                                        "list the flights in travel order")
-        if b.scheduled_departure < a.scheduled_arrival + timedelta(minutes=MIN_CONNECTION_MINUTES):
-            raise ForbiddenError(f"flight {b.id} leaves less than {MIN_CONNECTION_MINUTES} minutes after "
-                                 f"flight {a.id} arrives; pick a later flight")
+        if b["scheduled_departure"] < a["scheduled_arrival"] + timedelta(minutes=MIN_CONNECTION_MINUTES):
+            raise ForbiddenError(f"flight {b['id']} leaves less than {MIN_CONNECTION_MINUTES} minutes after "
+                                 f"flight {a['id']} arrives; pick a later flight")
 
 
 @tools.tool(writes=True, examples=[{"flight_ids": [9032, 9099], "fare_class": "business", "passenger_ids": [318, 219]}])
@@ -1019,27 +1118,29 @@ def price_itinerary(
         raise InvalidArgumentError("a passenger is listed twice")
     if len(set(flight_ids)) != len(flight_ids):
         raise InvalidArgumentError("a flight is listed twice")
+    known = set(ctx.sql.column("SELECT id FROM passengers WHERE id IN (SELECT value FROM json_each(?))",
+                               [_ids(passenger_ids)]))
     for pid in passenger_ids:
-        _passenger(ctx, pid)
-    flights = [_flight(ctx, i) for i in flight_ids]
+        if pid not in known:
+            raise _lookup_error(pid, "passenger", PASSENGER_HINT)
+    flights = _flights_in_order(ctx, flight_ids)
     for f in flights:
         _check_bookable(f, ctx.now)
-    _check_connections(flights, ctx.db)
-    _check_seats(ctx.db, flights, FARE_CABINS[fare_class], len(passenger_ids))
+    _check_connections(flights)
+    _check_seats(ctx, flights, FARE_CABINS[fare_class], len(passenger_ids))
     price = sum(_fares(f)[fare_class] for f in flights)
-    quote = Quote(passenger_id=passenger_ids[0], passenger_ids=list(passenger_ids), flight_ids=list(flight_ids),
+    q: Row = dict(passenger_id=passenger_ids[0], passenger_ids=list(passenger_ids), flight_ids=list(flight_ids),
                   fare_class=fare_class, price_per_passenger=price, total=price * len(passenger_ids),
-                  created_at=ctx.now, expires_at=ctx.now + timedelta(minutes=QUOTE_VALID_MINUTES),
-                  reservation_id=None)
-    ctx.db.add(quote)
-    ctx.db.flush()
-    return _quote_out(ctx, quote)
+                  created_at=ctx.now, expires_at=ctx.now + timedelta(minutes=QUOTE_VALID_MINUTES), reservation_id=None)
+    quote_id = ctx.sql.insert_row(Quote, q)
+    return _quote_out({**q, "id": quote_id, "reservation_pnr": None}, {f["id"]: f for f in flights}, ctx.now)
 
 
 @tools.tool(examples=[{"quote_id": 1}])
 def get_quote(ctx: ToolContext, quote_id: Annotated[int, Field(description="The quote's id from price_itinerary.")]) -> QuoteOut:
     """Get a quote: its flights, passengers, total, expiry and whether it was used."""
-    return _quote_out(ctx, get_or_raise(ctx, Quote, quote_id, "quote", QUOTE_HINT))
+    q = _quote(ctx, quote_id)
+    return _quote_out(q, _flights(ctx, q["flight_ids"]), ctx.now)
 
 
 @tools.tool(writes=True, examples=[{"quote_id": 108, "payments": [{"payment_method_id": 295, "amount": 299}]}])
@@ -1052,37 +1153,38 @@ def book_reservation(
 
     Cards must not be expired; gift cards and travel certificates need enough balance.
     """
-    quote = get_or_raise(ctx, Quote, quote_id, "quote", QUOTE_HINT)
-    if quote.reservation_id is not None:
-        used = ctx.db.get(Reservation, quote.reservation_id)
-        raise ForbiddenError(f"quote {quote_id} was already used for reservation {used.pnr if used else '?'}")
-    if quote.expires_at <= ctx.now:
-        raise ForbiddenError(f"quote {quote_id} expired at {quote.expires_at:%Y-%m-%dT%H:%M:%SZ}; "
+    q = _quote(ctx, quote_id)
+    if q["reservation_id"] is not None:
+        raise ForbiddenError(f"quote {quote_id} was already used for reservation {q['reservation_pnr'] or '?'}")
+    if q["expires_at"] <= ctx.now:
+        raise ForbiddenError(f"quote {quote_id} expired at {q['expires_at']:%Y-%m-%dT%H:%M:%SZ}; "
                              "call price_itinerary again for a current price")
     ids = [p.payment_method_id for p in payments]
     if len(set(ids)) != len(ids):
         raise InvalidArgumentError("a payment method is listed twice; give one amount per method")
     paid = sum(p.amount for p in payments)
-    if paid != quote.total:
-        raise InvalidArgumentError(f"payments add up to ${paid} but the quote's total is ${quote.total}; pay exactly the total")
-    flights = [_flight(ctx, i) for i in quote.flight_ids]
+    if paid != q["total"]:
+        raise InvalidArgumentError(f"payments add up to ${paid} but the quote's total is ${q['total']}; pay exactly the total")
+    flights = _flights_in_order(ctx, q["flight_ids"])
     for f in flights:
         _check_bookable(f, ctx.now)
-    _check_seats(ctx.db, flights, FARE_CABINS[quote.fare_class], len(quote.passenger_ids))
-    _check_not_double_booked(ctx.db, flights, list(quote.passenger_ids))
-    rid = (ctx.db.scalar(select(func.max(Reservation.id))) or 0) + 1
-    r = Reservation(id=rid, pnr=pnr_for(rid), passenger_id=quote.passenger_id, fare_class=quote.fare_class,
-                    status="booked", created_at=ctx.now, updated_at=ctx.now, cancelled_at=None)
-    ctx.db.add(r)
-    ctx.db.add_all([ReservationPassenger(reservation_id=rid, passenger_id=p, checked_bags=0) for p in quote.passenger_ids])
-    ctx.db.add_all([Segment(reservation_id=rid, position=i, flight_id=f.id, fare=_fares(f)[quote.fare_class])
-                    for i, f in enumerate(flights, start=1)])
-    ctx.db.flush()
-    text = f"Fare: {len(quote.passenger_ids)} passenger(s) x ${quote.price_per_passenger}"
+    _check_seats(ctx, flights, FARE_CABINS[q["fare_class"]], len(q["passenger_ids"]))
+    _check_not_double_booked(ctx, flights, q["passenger_ids"])
+    rid = (ctx.sql.scalar("SELECT max(id) FROM reservations") or 0) + 1
+    r: Row = dict(id=rid, pnr=pnr_for(rid), passenger_id=q["passenger_id"], fare_class=q["fare_class"],
+                  status="booked", created_at=ctx.now, updated_at=ctx.now, cancelled_at=None)
+    ctx.sql.insert_row(Reservation, r)
+    # One statement each for the travellers and the legs, inserted in the quote's order.
+    ctx.sql.execute("INSERT INTO reservation_passengers (reservation_id, passenger_id, checked_bags) "
+                    "SELECT ?, value, 0 FROM json_each(?) ORDER BY key", [rid, list(q["passenger_ids"])])
+    ctx.sql.execute("INSERT INTO segments (reservation_id, position, flight_id, fare) "
+                    "SELECT ?, key + 1, json_extract(value, '$[0]'), json_extract(value, '$[1]') "
+                    "FROM json_each(?) ORDER BY key", [rid, [[f["id"], _fares(f)[q["fare_class"]]] for f in flights]])
+    text = f"Fare: {len(q['passenger_ids'])} passenger(s) x ${q['price_per_passenger']}"
     for p in payments:
         _charge(ctx, r, p.payment_method_id, p.amount, "fare", text)
-    quote.reservation_id = rid
-    return _reservation_out(ctx.db, r)
+    ctx.sql.execute("UPDATE quotes SET reservation_id = ? WHERE id = ?", [rid, quote_id])
+    return _reservation_out(ctx, r)
 
 
 # ---------------------------------------------------------------- reservations
@@ -1091,39 +1193,39 @@ def book_reservation(
 @tools.tool(examples=[{"pnr": "U6LCXG"}])
 def get_reservation(ctx: ToolContext, pnr: Pnr) -> ReservationOut:
     """Get a reservation by PNR: passengers and bags, flights with seats, payments and refunds."""
-    return _reservation_out(ctx.db, _reservation(ctx, pnr))
+    return _reservation_out(ctx, _reservation(ctx, pnr))
 
 
-def _reservation_summaries(db: Session, reservations: list[Reservation]) -> list[ReservationSummary]:
-    """Summaries of a page of reservations; their legs, airports and traveller counts are read
-    in one statement each, whatever the page's size."""
+def _reservation_summaries(ctx: ToolContext, reservations: list[Row]) -> list[ReservationSummary]:
+    """Summaries of a page of reservations; their legs (with airports) and traveller counts are
+    read in one statement each, whatever the page's size."""
     if not reservations:
         return []
-    ids = [r.id for r in reservations]
-    legs: dict[int, list[tuple[Flight, int, int]]] = {i: [] for i in ids}
-    for reservation_id, flight, origin_id, destination_id in db.execute(
-        select(Segment.reservation_id, Flight, Route.origin_id, Route.destination_id)
-        .join(Flight, Flight.id == Segment.flight_id).join(Route, Route.id == Flight.route_id)
-        .where(Segment.reservation_id.in_(ids)).order_by(Segment.reservation_id, Segment.position)
-    ):
-        legs[reservation_id].append((flight, origin_id, destination_id))
-    airport_ids = {a for found in legs.values() for _, *ends in found for a in ends}
-    codes = {aid: code for aid, code in db.execute(select(Airport.id, Airport.code).where(Airport.id.in_(airport_ids)))}
-    counts = {rid: n for rid, n in db.execute(
-        select(ReservationPassenger.reservation_id, func.count()).where(ReservationPassenger.reservation_id.in_(ids))
-        .group_by(ReservationPassenger.reservation_id))}
+    ids = [r["id"] for r in reservations]
+    legs: dict[int, list[Row]] = {i: [] for i in ids}
+    for leg in ctx.sql.all(
+        "SELECT segments.reservation_id, flights.scheduled_departure, flights.scheduled_arrival, "
+        "origins.code AS origin, destinations.code AS destination FROM segments "
+        f"JOIN flights ON flights.id = segments.flight_id {ROUTE_JOINS} "
+        "WHERE segments.reservation_id IN (SELECT value FROM json_each(?)) "
+        "ORDER BY segments.reservation_id, segments.position, segments.id", [ids], Flight):
+        legs[leg["reservation_id"]].append(leg)
+    counts = {row["reservation_id"]: row["n"] for row in ctx.sql.all(
+        "SELECT reservation_id, count(*) AS n FROM reservation_passengers "
+        "WHERE reservation_id IN (SELECT value FROM json_each(?)) GROUP BY reservation_id", [ids])}
     summaries = []
     for r in reservations:
         itinerary: list[str] = []
-        for _, *ends in legs[r.id]:
-            for code in (codes[a] for a in ends if a in codes):
+        for leg in legs[r["id"]]:
+            for code in (leg["origin"], leg["destination"]):
                 if not itinerary or itinerary[-1] != code:
                     itinerary.append(code)
-        flights = [f for f, _, _ in legs[r.id]]
+        flights = legs[r["id"]]
         summaries.append(ReservationSummary(
-            pnr=r.pnr, status=r.status, fare_class=r.fare_class, lead_passenger_id=r.passenger_id,
-            itinerary="-".join(itinerary), first_departure=flights[0].scheduled_departure,
-            last_arrival=flights[-1].scheduled_arrival, passenger_count=counts.get(r.id, 0), created_at=r.created_at,
+            pnr=r["pnr"], status=r["status"], fare_class=r["fare_class"], lead_passenger_id=r["passenger_id"],
+            itinerary="-".join(itinerary), first_departure=flights[0]["scheduled_departure"],
+            last_arrival=flights[-1]["scheduled_arrival"], passenger_count=counts.get(r["id"], 0),
+            created_at=r["created_at"],
         ))
     return summaries
 
@@ -1138,14 +1240,15 @@ def list_passenger_reservations(
 ) -> ReservationPage:
     """Reservations a passenger travels on (as lead or companion), newest booking first."""
     _passenger(ctx, passenger_id)
-    clauses: list[ColumnElement[bool]] = [Reservation.id.in_(
-        select(ReservationPassenger.reservation_id).where(ReservationPassenger.passenger_id == passenger_id))]
+    where = "id IN (SELECT reservation_id FROM reservation_passengers WHERE passenger_id = ?)"
+    params: list[Any] = [passenger_id]
     if status:
-        clauses.append(Reservation.status.in_(status))
-    statement = select(Reservation).where(*clauses).order_by(Reservation.created_at.desc(), Reservation.id.desc())
-    rows, total, following = fetch_page(ctx.db, statement, page, per_page)
-    return ReservationPage(reservations=_reservation_summaries(ctx.db, rows), total=total, page=page,
-                           next_page=following)
+        where += " AND status IN (SELECT value FROM json_each(?))"
+        params.append(status)
+    found = ctx.sql.page("*", f"FROM reservations WHERE {where} ORDER BY created_at DESC, id DESC", params, page,
+                         per_page, Reservation)
+    return ReservationPage(reservations=_reservation_summaries(ctx, found.rows), total=found.total, page=page,
+                           next_page=found.next_page)
 
 
 @tools.tool(examples=[{"passenger_id": 239, "start": "2025-01-01T00:00:00Z", "end": "2025-11-01T00:00:00Z"}])
@@ -1161,31 +1264,33 @@ def passenger_travel_summary(
     end = end or ctx.now
     if start >= end:
         raise InvalidArgumentError("start must be earlier than end")
-    mine = select(ReservationPassenger.reservation_id).where(ReservationPassenger.passenger_id == passenger_id)
     counts = {s: 0 for s in ("booked", "cancelled", "flown")}
-    for status, n in ctx.db.execute(
-        select(Reservation.status, func.count()).where(Reservation.id.in_(mine), Reservation.created_at >= start,
-                                                       Reservation.created_at < end).group_by(Reservation.status)):
-        counts[status] = n
+    for row in ctx.sql.all(
+        "SELECT status, count(*) AS n FROM reservations WHERE id IN "
+        "(SELECT reservation_id FROM reservation_passengers WHERE passenger_id = ?) "
+        "AND created_at >= ? AND created_at < ? GROUP BY status", [passenger_id, start, end]):
+        counts[row["status"]] = row["n"]
     # Joined from the passenger's own reservations (one row each: the pair is unique), so that
     # every table is read by its key rather than scanning all landed flights.
-    flown = ctx.db.execute(
-        select(func.count(), func.coalesce(func.sum(Route.distance_km), 0))
-        .select_from(ReservationPassenger)
-        .join(Reservation, Reservation.id == ReservationPassenger.reservation_id)
-        .join(Segment, Segment.reservation_id == Reservation.id)
-        .join(Flight, Flight.id == Segment.flight_id).join(Route, Route.id == Flight.route_id)
-        .where(ReservationPassenger.passenger_id == passenger_id, Reservation.status != "cancelled",
-               Flight.status == "landed", Flight.scheduled_departure >= start, Flight.scheduled_departure < end)
-    ).one()
-    amounts = list(ctx.db.scalars(
-        select(Payment.amount).join(Reservation, Reservation.id == Payment.reservation_id)
-        .where(Reservation.passenger_id == passenger_id, Payment.created_at >= start, Payment.created_at < end)))
-    charged = sum(a for a in amounts if a > 0)
-    refunded = -sum(a for a in amounts if a < 0)
-    return TravelSummary(passenger_id=p.id, name=p.name, reservations=counts, flights_flown=flown[0],
-                         distance_flown_km=flown[1], amount_charged=charged, amount_refunded=refunded,
-                         net_spend=charged - refunded)
+    flown = ctx.sql.one(
+        "SELECT count(*) AS flights, coalesce(sum(routes.distance_km), 0) AS km FROM reservation_passengers "
+        "JOIN reservations ON reservations.id = reservation_passengers.reservation_id "
+        "JOIN segments ON segments.reservation_id = reservations.id "
+        "JOIN flights ON flights.id = segments.flight_id JOIN routes ON routes.id = flights.route_id "
+        "WHERE reservation_passengers.passenger_id = ? AND reservations.status != 'cancelled' "
+        "AND flights.status = 'landed' AND flights.scheduled_departure >= ? AND flights.scheduled_departure < ?",
+        [passenger_id, start, end])
+    paid = ctx.sql.one(
+        "SELECT coalesce(sum(CASE WHEN payments.amount > 0 THEN payments.amount END), 0) AS charged, "
+        "coalesce(-sum(CASE WHEN payments.amount < 0 THEN payments.amount END), 0) AS refunded FROM payments "
+        "JOIN reservations ON reservations.id = payments.reservation_id "
+        "WHERE reservations.passenger_id = ? AND payments.created_at >= ? AND payments.created_at < ?",
+        [passenger_id, start, end])
+    assert flown is not None and paid is not None
+    return TravelSummary(passenger_id=p["id"], name=f"{p['first_name']} {p['last_name']}", reservations=counts,
+                         flights_flown=flown["flights"], distance_flown_km=flown["km"],
+                         amount_charged=paid["charged"], amount_refunded=paid["refunded"],
+                         net_spend=paid["charged"] - paid["refunded"])
 
 
 @tools.tool(writes=True, examples=[{"pnr": "U6LCXG", "old_flight_id": 10153, "new_flight_id": 10387, "payment_method_id": 375}])
@@ -1201,48 +1306,48 @@ def change_flight(
     Applies the fare rules: basic fares cannot change; standard pays the change fee; all fares pay
     any fare increase. Free when the airline cancelled the old flight. Seats on the old flight are released.
     """
-    r = _reservation(ctx, pnr)
-    _open_reservation(r)
-    segment = _segment_of(ctx.db, r, old_flight_id)
-    old, new = _flight(ctx, old_flight_id), _flight(ctx, new_flight_id)
+    before = _reservation(ctx, pnr)
+    _open_reservation(before)
+    segments = _segments(ctx, before)
+    segment = _segment_of(before, segments, old_flight_id)
+    flights = _flights(ctx, [old_flight_id, new_flight_id, *(s["flight_id"] for s in segments)])
+    old = _pick(flights, old_flight_id, "flight", FLIGHT_HINT)
+    new = _pick(flights, new_flight_id, "flight", FLIGHT_HINT)
     if _departed(old, ctx.now):
-        raise ForbiddenError(f"flight {old.flight_number} (id {old.id}) has already departed; it cannot be changed")
-    rule = _rule(ctx.db, r.fare_class)
-    airline_cancelled = old.status == "cancelled"
-    if not rule.changeable and not airline_cancelled:
-        raise ForbiddenError(f"{rule.name} fares cannot be changed; the reservation can only be cancelled "
+        raise ForbiddenError(f"flight {old['flight_number']} (id {old['id']}) has already departed; it cannot be changed")
+    rule = _rule(ctx, before["fare_class"])
+    airline_cancelled = old["status"] == "cancelled"
+    if not rule["changeable"] and not airline_cancelled:
+        raise ForbiddenError(f"{rule['name']} fares cannot be changed; the reservation can only be cancelled "
                              "(see get_fare_rules)")
-    if new.id == old.id:
+    if new["id"] == old["id"]:
         raise InvalidArgumentError("the new flight is the same as the old one")
-    if _ends(ctx.db, new) != _ends(ctx.db, old):
+    if (new["origin_id"], new["destination_id"]) != (old["origin_id"], old["destination_id"]):
         raise ForbiddenError("the new flight must fly the same origin and destination as the old one; "
                              "to go elsewhere, cancel and book a new reservation")
     _check_bookable(new, ctx.now)
-    segments = _segments(ctx.db, r)
-    before = [s for s in segments if s.position < segment.position][-1:]
-    after = [s for s in segments if s.position > segment.position][:1]
-    chain = [ctx.db.get(Flight, s.flight_id) for s in before] + [new] + [ctx.db.get(Flight, s.flight_id) for s in after]
-    _check_connections([f for f in chain if f is not None], ctx.db)
-    travellers = _travellers(ctx.db, r)
-    passenger_ids = [t.passenger_id for t in travellers]
-    _check_seats(ctx.db, [new], FARE_CABINS[r.fare_class], len(travellers))
-    _check_not_double_booked(ctx.db, [new], passenger_ids)
-    new_fare = _fares(new)[r.fare_class]
-    fee = 0 if airline_cancelled else rule.change_fee
-    difference = 0 if airline_cancelled else max(0, new_fare - segment.fare)
-    amount = (fee + difference) * len(travellers)
+    earlier = [flights[s["flight_id"]] for s in segments if s["position"] < segment["position"]][-1:]
+    later = [flights[s["flight_id"]] for s in segments if s["position"] > segment["position"]][:1]
+    _check_connections([*earlier, new, *later])
+    passenger_ids = _traveller_ids(ctx, before)
+    _check_seats(ctx, [new], FARE_CABINS[before["fare_class"]], len(passenger_ids))
+    _check_not_double_booked(ctx, [new], passenger_ids)
+    new_fare = _fares(new)[before["fare_class"]]
+    fee = 0 if airline_cancelled else rule["change_fee"]
+    difference = 0 if airline_cancelled else max(0, new_fare - segment["fare"])
+    amount = (fee + difference) * len(passenger_ids)
     if amount > 0:
         if payment_method_id is None:
             raise InvalidArgumentError(f"this change costs ${amount} (change fee ${fee} + fare difference "
-                                       f"${difference}, per passenger x {len(travellers)}); give payment_method_id")
-        _charge(ctx, r, payment_method_id, amount, "change",
-                f"Change {old.flight_number} {old.departure_date} -> {new.flight_number} {new.departure_date}: "
-                f"fee ${fee} + fare difference ${difference}, x {len(travellers)}")
-    ctx.db.execute(delete(SeatAssignment).where(SeatAssignment.segment_id == segment.id))
-    segment.flight_id = new.id
-    segment.fare += difference
-    r.updated_at = ctx.now
-    return ChangeResult(reservation=_reservation_out(ctx.db, r), change_fee_per_passenger=fee,
+                                       f"${difference}, per passenger x {len(passenger_ids)}); give payment_method_id")
+        _charge(ctx, before, payment_method_id, amount, "change",
+                f"Change {old['flight_number']} {old['departure_date']} -> {new['flight_number']} {new['departure_date']}: "
+                f"fee ${fee} + fare difference ${difference}, x {len(passenger_ids)}")
+    ctx.sql.execute("DELETE FROM seat_assignments WHERE segment_id = ?", [segment["id"]])
+    ctx.sql.update_row(Segment, segment, {**segment, "flight_id": new["id"], "fare": segment["fare"] + difference})
+    r = {**before, "updated_at": ctx.now}
+    ctx.sql.update_row(Reservation, before, r)
+    return ChangeResult(reservation=_reservation_out(ctx, r), change_fee_per_passenger=fee,
                         fare_difference_per_passenger=difference, amount_charged=amount)
 
 
@@ -1257,35 +1362,35 @@ def select_seat(
     """Assign a free seat on one flight of a reservation to one of its passengers (replacing their seat)."""
     r = _reservation(ctx, pnr)
     _open_reservation(r)
-    segment = _segment_of(ctx.db, r, flight_id)
-    _traveller(ctx.db, r, passenger_id)
+    segment = _segment_of(r, _segments(ctx, r), flight_id)
+    _traveller(ctx, r, passenger_id)
     f = _flight(ctx, flight_id)
-    if f.status == "cancelled":
-        raise ForbiddenError(f"flight {f.flight_number} (id {f.id}) was cancelled by the airline; use change_flight first")
+    if f["status"] == "cancelled":
+        raise ForbiddenError(f"flight {f['flight_number']} (id {f['id']}) was cancelled by the airline; use change_flight first")
     if _departed(f, ctx.now):
-        raise ForbiddenError(f"flight {f.flight_number} (id {f.id}) has already departed")
-    rule = _rule(ctx.db, r.fare_class)
-    if not rule.seat_selection:
-        raise ForbiddenError(f"{rule.name} fares do not include seat selection; seats are assigned at check-in")
+        raise ForbiddenError(f"flight {f['flight_number']} (id {f['id']}) has already departed")
+    rule = _rule(ctx, r["fare_class"])
+    if not rule["seat_selection"]:
+        raise ForbiddenError(f"{rule['name']} fares do not include seat selection; seats are assigned at check-in")
     seat = seat.upper()
-    cabin = cabin_of_seat(f.aircraft, seat)
+    cabin = cabin_of_seat(f["aircraft"], seat)
     if cabin is None:
-        raise NotFoundError(f"seat {seat} does not exist on this {f.aircraft}; use get_seat_map to see the seats")
-    if cabin != FARE_CABINS[r.fare_class]:
-        raise ForbiddenError(f"seat {seat} is in {cabin}, but the reservation is in {FARE_CABINS[r.fare_class]}")
-    holder = ctx.db.scalar(select(SeatAssignment).where(SeatAssignment.flight_id == f.id, SeatAssignment.seat == seat))
-    mine = ctx.db.scalar(select(SeatAssignment).where(SeatAssignment.segment_id == segment.id,
-                                                      SeatAssignment.passenger_id == passenger_id))
-    if holder is not None and holder is not mine:
-        raise ForbiddenError(f"seat {seat} on flight {f.flight_number} is taken; use get_seat_map to find a free seat")
-    previous = mine.seat if mine else None
+        raise NotFoundError(f"seat {seat} does not exist on this {f['aircraft']}; use get_seat_map to see the seats")
+    if cabin != FARE_CABINS[r["fare_class"]]:
+        raise ForbiddenError(f"seat {seat} is in {cabin}, but the reservation is in {FARE_CABINS[r['fare_class']]}")
+    holder = ctx.sql.scalar("SELECT id FROM seat_assignments WHERE flight_id = ? AND seat = ?", [f["id"], seat])
+    mine = ctx.sql.one("SELECT * FROM seat_assignments WHERE segment_id = ? AND passenger_id = ?",
+                       [segment["id"], passenger_id])
+    if holder is not None and (mine is None or holder != mine["id"]):
+        raise ForbiddenError(f"seat {seat} on flight {f['flight_number']} is taken; use get_seat_map to find a free seat")
     if mine is None:
-        ctx.db.add(SeatAssignment(segment_id=segment.id, passenger_id=passenger_id, flight_id=f.id, seat=seat))
+        ctx.sql.insert_row(SeatAssignment, dict(segment_id=segment["id"], passenger_id=passenger_id, flight_id=f["id"],
+                                              seat=seat))
     else:
-        mine.seat = seat
-    r.updated_at = ctx.now
-    ctx.db.flush()
-    return SeatResult(pnr=r.pnr, flight_id=f.id, passenger_id=passenger_id, seat=seat, previous_seat=previous)
+        ctx.sql.update_row(SeatAssignment, mine, {**mine, "seat": seat})
+    ctx.sql.update_row(Reservation, r, {**r, "updated_at": ctx.now})
+    return SeatResult(pnr=r["pnr"], flight_id=f["id"], passenger_id=passenger_id, seat=seat,
+                      previous_seat=mine["seat"] if mine else None)
 
 
 @tools.tool(writes=True, examples=[{"pnr": "U6LCXG", "passenger_id": 239, "bags": 1, "payment_method_id": 375}])
@@ -1299,36 +1404,31 @@ def add_baggage(
     """Add checked bags for one passenger for the whole trip; bags beyond the fare's free allowance cost the fare's bag fee each."""
     r = _reservation(ctx, pnr)
     _open_reservation(r)
-    traveller = _traveller(ctx.db, r, passenger_id)
-    first = ctx.db.get(Flight, _segments(ctx.db, r)[0].flight_id)
+    traveller = _traveller(ctx, r, passenger_id)
+    first = ctx.sql.one("SELECT flights.* FROM segments JOIN flights ON flights.id = segments.flight_id "
+                        "WHERE segments.reservation_id = ? ORDER BY segments.position, segments.id LIMIT 1",
+                        [r["id"]], Flight)
     assert first is not None
     if _departed(first, ctx.now):
-        raise ForbiddenError(f"the trip started with flight {first.flight_number}; "
+        raise ForbiddenError(f"the trip started with flight {first['flight_number']}; "
                              "bags must be added before the first flight departs")
-    total = traveller.checked_bags + bags
+    had = traveller["checked_bags"]
+    total = had + bags
     if total > MAX_BAGS_PER_PASSENGER:
-        raise ForbiddenError(f"passenger {passenger_id} already has {traveller.checked_bags} bag(s); "
+        raise ForbiddenError(f"passenger {passenger_id} already has {had} bag(s); "
                              f"at most {MAX_BAGS_PER_PASSENGER} per passenger")
-    rule = _rule(ctx.db, r.fare_class)
-    paid_bags = sum(1 for i in range(traveller.checked_bags, total) if i >= rule.free_bags)
-    fee = paid_bags * rule.bag_fee
+    rule = _rule(ctx, r["fare_class"])
+    paid_bags = sum(1 for i in range(had, total) if i >= rule["free_bags"])
+    fee = paid_bags * rule["bag_fee"]
     if fee > 0:
         if payment_method_id is None:
-            raise InvalidArgumentError(f"{paid_bags} bag(s) cost ${fee} (${rule.bag_fee} each); give payment_method_id")
+            raise InvalidArgumentError(f"{paid_bags} bag(s) cost ${fee} (${rule['bag_fee']} each); give payment_method_id")
         _charge(ctx, r, payment_method_id, fee, "baggage",
-                f"{paid_bags} checked bag(s) x ${rule.bag_fee} for passenger {passenger_id}")
-    traveller.checked_bags = total
-    r.updated_at = ctx.now
-    ctx.db.flush()
-    return BaggageResult(pnr=r.pnr, passenger_id=passenger_id, checked_bags=total,
-                         free_checked_bags=rule.free_bags, fee_charged=fee)
-
-
-def _net_by_method(db: Session, r: Reservation) -> dict[int, int]:
-    rows = db.execute(select(Payment.payment_method_id, func.sum(Payment.amount))
-                      .where(Payment.reservation_id == r.id).group_by(Payment.payment_method_id)
-                      .order_by(Payment.payment_method_id))
-    return {method_id: int(total) for method_id, total in rows if total > 0}
+                f"{paid_bags} checked bag(s) x ${rule['bag_fee']} for passenger {passenger_id}")
+    ctx.sql.update_row(ReservationPassenger, traveller, {**traveller, "checked_bags": total})
+    ctx.sql.update_row(Reservation, r, {**r, "updated_at": ctx.now})
+    return BaggageResult(pnr=r["pnr"], passenger_id=passenger_id, checked_bags=total,
+                         free_checked_bags=rule["free_bags"], fee_charged=fee)
 
 
 @tools.tool(writes=True, examples=[{"pnr": "T58HAG"}])
@@ -1339,43 +1439,47 @@ def cancel_reservation(ctx: ToolContext, pnr: Pnr) -> CancelResult:
     booking, or when the airline cancelled a flight; standard fares get a travel certificate of
     the amount paid minus the cancellation fee per passenger; basic fares get nothing back.
     """
-    r = _reservation(ctx, pnr)
-    _open_reservation(r)
-    flights = [ctx.db.get(Flight, s.flight_id) for s in _segments(ctx.db, r)]
-    if any(f is not None and _departed(f, ctx.now) for f in flights):
-        raise ForbiddenError(f"part of reservation {r.pnr} has already departed; it cannot be cancelled")
-    rule = _rule(ctx.db, r.fare_class)
-    party = len(_travellers(ctx.db, r))
-    net = _net_by_method(ctx.db, r)
-    full = (ctx.now - r.created_at <= timedelta(hours=FREE_CANCELLATION_HOURS) or rule.refund == "original_payment"
-            or any(f is not None and f.status == "cancelled" for f in flights))
+    before = _reservation(ctx, pnr)
+    _open_reservation(before)
+    flights = ctx.sql.all("SELECT flights.* FROM segments JOIN flights ON flights.id = segments.flight_id "
+                          "WHERE segments.reservation_id = ? ORDER BY segments.position, segments.id",
+                          [before["id"]], Flight)
+    if any(_departed(f, ctx.now) for f in flights):
+        raise ForbiddenError(f"part of reservation {before['pnr']} has already departed; it cannot be cancelled")
+    rule = _rule(ctx, before["fare_class"])
+    party = ctx.sql.scalar("SELECT count(*) FROM reservation_passengers WHERE reservation_id = ?", [before["id"]])
+    # What each payment method paid net of earlier refunds, with its balance now.
+    paid_by = [row for row in ctx.sql.all(
+        "SELECT payment_methods.id, payment_methods.balance, sum(payments.amount) AS net FROM payments "
+        "JOIN payment_methods ON payment_methods.id = payments.payment_method_id WHERE payments.reservation_id = ? "
+        "GROUP BY payment_methods.id ORDER BY payment_methods.id", [before["id"]]) if row["net"] > 0]
+    full = (ctx.now - before["created_at"] <= timedelta(hours=FREE_CANCELLATION_HOURS)
+            or rule["refund"] == "original_payment" or any(f["status"] == "cancelled" for f in flights))
     refund_to, amount, fee, credit_id = "none", 0, 0, None
     if full:
         refund_to = "original_payment"
-        for method_id, paid in net.items():
-            method = ctx.db.get(PaymentMethod, method_id)
-            assert method is not None
-            if method.balance is not None:
-                method.balance += paid
-            ctx.db.add(Payment(reservation_id=r.id, payment_method_id=method_id, kind="refund", amount=-paid,
-                               description="Refund to original payment", created_at=ctx.now))
-            amount += paid
-    elif rule.refund == "travel_credit":
-        refund_to, fee = "travel_credit", rule.cancellation_fee * party
-        amount = max(0, sum(net.values()) - fee)
+        for method in paid_by:
+            if method["balance"] is not None:
+                ctx.sql.update_row(PaymentMethod, method, {**method, "balance": method["balance"] + method["net"]})
+            ctx.sql.insert_row(Payment, dict(reservation_id=before["id"], payment_method_id=method["id"], kind="refund",
+                                          amount=-method["net"], description="Refund to original payment",
+                                          created_at=ctx.now))
+            amount += method["net"]
+    elif rule["refund"] == "travel_credit":
+        refund_to, fee = "travel_credit", rule["cancellation_fee"] * party
+        amount = max(0, sum(method["net"] for method in paid_by) - fee)
         if amount > 0:
-            certificate = PaymentMethod(
-                passenger_id=r.passenger_id, kind="travel_certificate", brand=None, last4=f"{r.id:04d}"[-4:],
-                expiry_month=None, expiry_year=None, balance=amount,
-                expires_at=ctx.now + timedelta(days=CREDIT_VALID_DAYS), issued_for_reservation_id=r.id,
-                created_at=ctx.now)
-            ctx.db.add(certificate)
-            ctx.db.flush()
-            credit_id = certificate.id
-            ctx.db.add(Payment(reservation_id=r.id, payment_method_id=certificate.id, kind="refund", amount=-amount,
-                               description=f"Travel credit after ${fee} cancellation fee", created_at=ctx.now))
-    ctx.db.execute(delete(SeatAssignment).where(
-        SeatAssignment.segment_id.in_(select(Segment.id).where(Segment.reservation_id == r.id))))
-    r.status, r.cancelled_at, r.updated_at = "cancelled", ctx.now, ctx.now
-    return CancelResult(reservation=_reservation_out(ctx.db, r), refund_amount=amount, refund_to=refund_to,
+            credit_id = ctx.sql.insert_row(PaymentMethod, dict(
+                passenger_id=before["passenger_id"], kind="travel_certificate", brand=None,
+                last4=f"{before['id']:04d}"[-4:], expiry_month=None, expiry_year=None, balance=amount,
+                expires_at=ctx.now + timedelta(days=CREDIT_VALID_DAYS), issued_for_reservation_id=before["id"],
+                created_at=ctx.now))
+            ctx.sql.insert_row(Payment, dict(reservation_id=before["id"], payment_method_id=credit_id, kind="refund",
+                                          amount=-amount, description=f"Travel credit after ${fee} cancellation fee",
+                                          created_at=ctx.now))
+    ctx.sql.execute("DELETE FROM seat_assignments WHERE segment_id IN (SELECT id FROM segments WHERE reservation_id = ?)",
+                    [before["id"]])
+    r = {**before, "status": "cancelled", "cancelled_at": ctx.now, "updated_at": ctx.now}
+    ctx.sql.update_row(Reservation, before, r)
+    return CancelResult(reservation=_reservation_out(ctx, r), refund_amount=amount, refund_to=refund_to,
                         travel_credit_payment_method_id=credit_id, cancellation_fee=fee)
