@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from sqlalchemy.orm import DeclarativeBase
 
 from mcpgym.servers.kernel.database import quote
 from mcpgym.servers.kernel.errors import NotFoundError
 from mcpgym.servers.kernel.sql import Row
 from mcpgym.servers.kernel.tools import ToolContext
-
-T = TypeVar("T")
-
-
-def get_or_raise(ctx: ToolContext, model: type[T], entity_id: int, label: str, hint: str) -> T:
-    """The ORM object of `model` with primary key `entity_id`, or `NotFoundError("<label> <id> ...")`."""
-    row = ctx.db.get(model, entity_id)
-    if row is None:
-        raise missing(label, entity_id, hint)
-    return row
 
 
 def row_or_raise(ctx: ToolContext, model: type[DeclarativeBase], entity_id: int, label: str, hint: str) -> Row:
