@@ -404,3 +404,13 @@ def test_a_failed_build_is_not_cached() -> None:
     with pytest.raises(RuntimeError):
         cache.get("k", lambda: (_ for _ in ()).throw(RuntimeError("boom")))
     assert cache.get("k", lambda: 7) == 7
+
+
+def test_a_loaded_session_keeps_the_small_page_cache() -> None:
+    from mcpgym.servers.kernel.database import PAGE_CACHE_KIB
+
+    with ToolSession(load_server("zendesk"), 0) as session:
+        for _ in range(2):
+            assert session._connection.execute("PRAGMA cache_size").fetchone() == (-PAGE_CACHE_KIB,)
+            session.call("add_comment", {"ticket_id": 1486, "body": "x" * 9000, "public": False})
+            session.reset(1)

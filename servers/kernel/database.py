@@ -93,6 +93,13 @@ def new_connection() -> sqlite3.Connection:
     return connection
 
 
+def load_database(connection: sqlite3.Connection, data: bytes) -> None:
+    """Replace `connection`'s database with the serialized `data`, keeping its page cache size
+    (`deserialize` resets the main schema's `cache_size` to SQLite's default)."""
+    connection.deserialize(data)
+    connection.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
+
+
 def engine_for(connection: sqlite3.Connection) -> Engine:
     """A SQLAlchemy engine that always hands out `connection`."""
     return create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)

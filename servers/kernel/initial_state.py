@@ -32,7 +32,7 @@ from sqlalchemy import Column, Integer, Table
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from mcpgym.servers.kernel.changelog import ChangeLog
-from mcpgym.servers.kernel.database import TableLayout, new_connection, quote
+from mcpgym.servers.kernel.database import TableLayout, load_database, new_connection, quote
 
 if TYPE_CHECKING:
     from mcpgym.servers.kernel.spec import ServerSpec
@@ -282,7 +282,7 @@ class PatchedState:
     def restore(self, connection: sqlite3.Connection, seeded: bytes) -> None:
         """Load the seeded bytes into `connection`, apply the patch and empty the change log,
         so that the log (and so `diff` and an in-place reset) is relative to the patched rows."""
-        connection.deserialize(seeded)
+        load_database(connection, seeded)
         for statement in self.statements:
             connection.execute(statement.sql, statement.params)
         for table in self.changelog.touched(connection):
@@ -296,7 +296,7 @@ def check_against(spec: ServerSpec, seeded: bytes, patch: RowPatch) -> PatchedSt
     statements = check_patch(spec, patch)
     connection = new_connection()
     try:
-        connection.deserialize(seeded)
+        load_database(connection, seeded)
         apply_patch(connection, statements)
     finally:
         connection.close()

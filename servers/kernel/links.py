@@ -14,7 +14,7 @@ from contextlib import closing, contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from mcpgym.servers.kernel.database import new_connection
+from mcpgym.servers.kernel.database import load_database, new_connection
 
 _DECLARED: ContextVar[tuple[str, ...] | None] = ContextVar("mcpgym_linked_servers", default=None)
 
@@ -45,7 +45,7 @@ def seeded_rows(server: str, seed: int, sql: str, params: Sequence[Any] = ()) ->
 
     snapshot = load_server(server).seeded(seed).snapshot
     with closing(new_connection()) as connection:
-        connection.deserialize(snapshot)
+        load_database(connection, snapshot)
         cursor = connection.execute(sql, tuple(params))
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row)) for row in cursor.fetchall()]

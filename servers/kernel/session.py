@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from mcpgym.servers.kernel.database import RowChange, state_hash
+from mcpgym.servers.kernel.database import RowChange, load_database, state_hash
 from mcpgym.servers.kernel.errors import (
     InternalToolError,
     InvalidArgumentError,
@@ -95,7 +95,7 @@ class ToolSession:
         if not self._undo_in_place():
             seeded = self.spec.seeded(self.seed).snapshot
             if self.state is None:
-                self._connection.deserialize(seeded)
+                load_database(self._connection, seeded)
             else:
                 self.spec.patched(self.seed, self.state).restore(self._connection, seeded)
             self._limit_storage()
