@@ -99,3 +99,17 @@ def test_mcp_answers_every_example_like_the_in_process_path(spec: ServerSpec) ->
         return answers
 
     assert anyio.run(main) == local
+
+
+DESTRUCTIVE_VERBS = ("delete", "remove", "cancel", "archive", "trash", "purge", "empty", "merge", "release", "leave",
+                     "unpin", "suspend")
+"""Write tools whose name starts with one of these take away what was there. Other writes say
+for themselves whether they overwrite (an update in a wiki that keeps every version does not)."""
+
+
+def test_writes_that_delete_or_overwrite_say_so(spec: ServerSpec) -> None:
+    undeclared = [t.name for t in spec.tools if t.writes and t.name.startswith(DESTRUCTIVE_VERBS) and not t.destructive]
+    assert not undeclared, f"writes that delete, cancel or overwrite without destructive=True: {undeclared}"
+    assert all(t.writes for t in spec.tools if t.destructive)
+    assert all(t.idempotent for t in spec.tools if not t.writes), "every read is idempotent"
+    assert all(t.title and t.title[0].isupper() for t in spec.tools)

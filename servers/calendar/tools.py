@@ -1371,7 +1371,7 @@ def _split(ctx: ToolContext, event: Row, overrides: Sequence[Row], occ: Occurren
     return stored, _overrides(ctx, stored) if copied else []
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
     {"event_id": 1856, "title": "Montgomery LLC: Onboarding kickoff (agenda attached)"},
     {"event_id": "48_20251118", "start": "2025-11-18T11:00:00Z"},
     {"event_id": "48_20251124", "start": "2025-11-24T10:00:00Z", "following": True},
@@ -1452,7 +1452,7 @@ def update_event(
     return _detail(ctx, _whole(event))
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
     {"event_id": 1813}, {"event_id": "33_20251118"}, {"event_id": "48_20251201", "following": True},
 ])
 def cancel_event(
@@ -1520,7 +1520,7 @@ def _attendee(ctx: ToolContext, event: Row, email: str) -> tuple[Row, Row]:
     return person, attendee
 
 
-@tools.tool(writes=True, examples=[{"event_id": 1856, "email": "justin.fitzgerald@montgomeryllc.com"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"event_id": 1856, "email": "justin.fitzgerald@montgomeryllc.com"}])
 def remove_attendee(
     ctx: ToolContext,
     event_id: SeriesIdArg,
@@ -1539,7 +1539,7 @@ def remove_attendee(
     return _detail(ctx, _whole(event))
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
     {"event_id": 1800, "attendee_email": "leroy.whitehead@andersonsmithandhe.com", "response": "accepted",
      "comment": "Looking forward to it"},
 ])
@@ -1588,7 +1588,7 @@ def book_room(
     return _detail(ctx, _whole(event))
 
 
-@tools.tool(writes=True, examples=[{"event_id": 1855}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"event_id": 1855}])
 def release_room(ctx: ToolContext, event_id: SeriesIdArg) -> EventDetail:
     """Give up the room booked for an event or series; the event itself stays."""
     stored = _event(ctx, event_id)

@@ -947,7 +947,7 @@ def join_channel(ctx: ToolContext, channel_id: ChannelId) -> ChannelDetail:
     return _detail(ctx, _channel_row(ctx, channel_id))
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"channel_id": 10}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"channel_id": 10}])
 def leave_channel(ctx: ToolContext, channel_id: ChannelId) -> LeftChannel:
     """Leave a channel you are a member of. Leaving a private channel hides it from you."""
     channel = _channel_row(ctx, channel_id)

@@ -960,7 +960,7 @@ def create_lead(
     return _lead_out({**lead, "owner_name": owner["name"]})
 
 
-@tools.tool(writes=True, examples=[{"lead_id": 196, "status": "working", "rating": "hot"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"lead_id": 196, "status": "working", "rating": "hot"}])
 def update_lead(
     ctx: ToolContext,
     lead_id: LeadIdArg,
@@ -996,7 +996,7 @@ def _conversion_account(ctx: ToolContext, lead: Row, account_id: int | None, own
     return {**account, "owner_name": owner["name"]}, True
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=True, examples=[
     {"lead_id": 183},
     {"lead_id": 184, "create_opportunity": True, "opportunity_amount": 25000, "opportunity_close_date": "2026-02-27"},
 ])
@@ -1088,7 +1088,7 @@ def create_opportunity(
     return _opportunity_out(opportunity)
 
 
-@tools.tool(writes=True, examples=[{"opportunity_id": 358, "amount": 9500, "next_step": "Schedule a technical demo"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"opportunity_id": 358, "amount": 9500, "next_step": "Schedule a technical demo"}])
 def update_opportunity(
     ctx: ToolContext,
     opportunity_id: OpportunityIdArg,
@@ -1127,7 +1127,7 @@ def update_opportunity(
     return _opportunity_out(opportunity)
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=True, examples=[
     {"opportunity_id": 358, "stage": "Proposal"},
     {"opportunity_id": 318, "stage": "Closed Lost", "loss_reason": "competitor"},
 ])
@@ -1244,7 +1244,7 @@ def log_activity(
     return ActivityOut(**activity)
 
 
-@tools.tool(writes=True, examples=[{"activity_id": 1443, "description": "Proposal sent by email."}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"activity_id": 1443, "description": "Proposal sent by email."}])
 def complete_task(
     ctx: ToolContext,
     activity_id: Annotated[int, Field(description="The task's activity id.")],
@@ -1286,7 +1286,7 @@ def add_note(
     return NoteOut(**note)
 
 
-@tools.tool(writes=True, examples=[{"record_type": "account", "record_id": 16, "owner_id": 2, "include_related": True}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"record_type": "account", "record_id": 16, "owner_id": 2, "include_related": True}])
 def reassign_owner(
     ctx: ToolContext,
     record_type: Annotated[RecordType, Field(description="The kind of record to reassign.")],

@@ -1284,7 +1284,7 @@ def create_watchlist(
     return _watchlist_summaries(ctx, [watchlist])[0]
 
 
-@tools.tool(writes=True, examples=[{"watchlist_id": 1, "symbols": ["GREE", "CROS"]}])
+@tools.tool(writes=True, idempotent=True, examples=[{"watchlist_id": 1, "symbols": ["GREE", "CROS"]}])
 def add_to_watchlist(ctx: ToolContext, watchlist_id: WatchlistId, symbols: Symbols) -> WatchlistChange:
     """Add symbols to a watchlist; symbols already on it are left as they are. A watchlist holds at most 50."""
     watchlist = _watchlist(ctx, watchlist_id)
@@ -1300,7 +1300,7 @@ def add_to_watchlist(ctx: ToolContext, watchlist_id: WatchlistId, symbols: Symbo
                            unchanged=[t["symbol"] for t in tickers if t["id"] in have])
 
 
-@tools.tool(writes=True, examples=[{"watchlist_id": 1, "symbols": ["PECK"]}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"watchlist_id": 1, "symbols": ["PECK"]}])
 def remove_from_watchlist(ctx: ToolContext, watchlist_id: WatchlistId, symbols: Symbols) -> WatchlistChange:
     """Remove symbols from a watchlist; every symbol named must be on it."""
     watchlist = _watchlist(ctx, watchlist_id)
@@ -1316,7 +1316,7 @@ def remove_from_watchlist(ctx: ToolContext, watchlist_id: WatchlistId, symbols: 
                            changed=[t["symbol"] for t in tickers], unchanged=[])
 
 
-@tools.tool(writes=True, examples=[{"watchlist_id": 1}])
+@tools.tool(writes=True, destructive=True, examples=[{"watchlist_id": 1}])
 def delete_watchlist(ctx: ToolContext, watchlist_id: WatchlistId) -> DeletedWatchlist:
     """Delete a watchlist and its symbols."""
     watchlist = _watchlist(ctx, watchlist_id)

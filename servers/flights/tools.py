@@ -1293,7 +1293,7 @@ def passenger_travel_summary(
                          net_spend=paid["charged"] - paid["refunded"])
 
 
-@tools.tool(writes=True, examples=[{"pnr": "U6LCXG", "old_flight_id": 10153, "new_flight_id": 10387, "payment_method_id": 375}])
+@tools.tool(writes=True, destructive=True, examples=[{"pnr": "U6LCXG", "old_flight_id": 10153, "new_flight_id": 10387, "payment_method_id": 375}])
 def change_flight(
     ctx: ToolContext,
     pnr: Pnr,
@@ -1351,7 +1351,7 @@ def change_flight(
                         fare_difference_per_passenger=difference, amount_charged=amount)
 
 
-@tools.tool(writes=True, examples=[{"pnr": "U6LCXG", "flight_id": 10153, "passenger_id": 239, "seat": "14C"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"pnr": "U6LCXG", "flight_id": 10153, "passenger_id": 239, "seat": "14C"}])
 def select_seat(
     ctx: ToolContext,
     pnr: Pnr,
@@ -1431,7 +1431,7 @@ def add_baggage(
                          free_checked_bags=rule["free_bags"], fee_charged=fee)
 
 
-@tools.tool(writes=True, examples=[{"pnr": "T58HAG"}])
+@tools.tool(writes=True, destructive=True, examples=[{"pnr": "T58HAG"}])
 def cancel_reservation(ctx: ToolContext, pnr: Pnr) -> CancelResult:
     """Cancel a whole reservation before its first flight departs and refund it per the fare rules.
 
