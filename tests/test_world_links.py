@@ -75,7 +75,21 @@ def calendar_identity(session: ToolSession, email: str) -> Identity | None:
     return data["name"], data["email"], data["organization_name"]
 
 
+def user_by_email(session: ToolSession, email: str) -> Identity | None:
+    """The workplace servers' `get_user_by_email` (they know the company's own people)."""
+    result = session.call("get_user_by_email", {"email": email})
+    if not result.ok:
+        assert (result.error or "").startswith("not_found")
+        return None
+    data = result.data or {}
+    return data["name"], data["email"], data["organization_name"]
+
+
+WORKPLACE = ("chat", "docs")
+"""Servers of the company's own work: they know its employees (chat also a few customers)."""
+
 LOOKUPS: dict[str, Callable[[ToolSession, str], Identity | None]] = {
+    **{server: user_by_email for server in WORKPLACE},
     "zendesk": zendesk_identity,
     "crm": crm_identity,
     "calendar": calendar_identity,
@@ -108,5 +122,5 @@ def test_identity_agrees_with_the_world(server: str, seed: int) -> None:
                 continue
             known += 1
             assert identity == (person.name, person.email, organizations[person.organization_id])
-    minimum = 3 if server == "finance" else 20  # finance knows only the home company's staff
+    minimum = 3 if server == "finance" or server in WORKPLACE else 20  # they know only the home company's staff
     assert known >= minimum, f"{server} knows only {known} of 43 sampled people"
