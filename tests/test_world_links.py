@@ -85,7 +85,7 @@ def user_by_email(session: ToolSession, email: str) -> Identity | None:
     return data["name"], data["email"], data["organization_name"]
 
 
-WORKPLACE = ("chat", "docs")
+WORKPLACE = ("chat", "docs", "projects")
 """Servers of the company's own work: they know its employees (chat also a few customers)."""
 
 LOOKUPS: dict[str, Callable[[ToolSession, str], Identity | None]] = {
