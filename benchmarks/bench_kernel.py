@@ -7,7 +7,8 @@ Per server:
   bytes (a session must hold one copy of them);
 - call <tool>: a warm `ToolSession.call` of a read tool vs the same SQL statements, with the
   same parameters, through raw sqlite3 (what the ORM, validation and serialisation add);
-- first call of a fresh session vs a warm call (what a new session pays for cold caches);
+- first call of a fresh session vs the same statements on a fresh sqlite3 connection (both
+  prepare their statements anew: what the kernel adds to a cold call), and vs a warm call;
 - new session: constructing a `ToolSession` vs a bare deserialize.
 
 Once:
@@ -165,6 +166,17 @@ def measure_server(spec: ServerSpec, repeat: int) -> list[Row]:
         for statement, parameters in statements:
             raw.execute(statement, parameters).fetchall()
 
+    def fresh_raw_sql() -> float:
+        cold = new_connection()
+        cold.deserialize(snapshot)
+        cold.execute("SELECT count(*) FROM sqlite_master").fetchall()  # the schema is loaded, as in a session
+        start = time.perf_counter()
+        for statement, parameters in statements:
+            cold.execute(statement, parameters).fetchall()
+        elapsed = time.perf_counter() - start
+        cold.close()
+        return elapsed
+
     def fresh_first_call() -> float:
         fresh = ToolSession(spec, 0)
         start = time.perf_counter()
@@ -176,6 +188,7 @@ def measure_server(spec: ServerSpec, repeat: int) -> list[Row]:
     first_table = spec.layouts[0].name
     warm = per_call(lambda: session.call(tool.name, arguments), repeat)
     first = statistics.median(fresh_first_call() for _ in range(max(repeat // 10, 5)))
+    cold_sql = statistics.median(fresh_raw_sql() for _ in range(max(repeat // 10, 5)))
     deserialize = per_call(bare_deserialize, max(repeat // 4, 20))
     after_write = statistics.median(write_then_reset() for _ in range(max(repeat // 4, 20)))
     rows = [
@@ -184,7 +197,8 @@ def measure_server(spec: ServerSpec, repeat: int) -> list[Row]:
         Row(name, "memory per session (MB) vs seeded bytes", session_memory(spec, tool.name, arguments) / 1e6,
             len(snapshot) / 1e6, 1.3, "MB"),
         Row(name, f"call {tool.name}", warm, per_call(raw_sql, repeat), 10.0),
-        Row(name, "  first call of a fresh session vs warm", first, warm, 1.5),
+        Row(name, "  first call of a fresh session vs its SQL on a fresh connection", first, cold_sql, 10.0),
+        Row(name, "  first call of a fresh session vs warm", first, warm, None),
         Row(name, "  new session vs bare deserialize", per_call(lambda: ToolSession(spec, 0).close(), max(repeat // 10, 10)),
             deserialize, None),
     ]
