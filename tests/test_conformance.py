@@ -113,3 +113,18 @@ def test_writes_that_delete_or_overwrite_say_so(spec: ServerSpec) -> None:
     assert all(t.writes for t in spec.tools if t.destructive)
     assert all(t.idempotent for t in spec.tools if not t.writes), "every read is idempotent"
     assert all(t.title and t.title[0].isupper() for t in spec.tools)
+
+
+def test_a_page_past_the_end_is_empty_with_the_true_total(spec: ServerSpec) -> None:
+    with ToolSession(spec, 0) as session:
+        for tool in spec.tools:
+            if tool.writes or not tool.examples or "page" not in tool.input_schema.get("properties", {}):
+                continue
+            first = session.call(tool.name, {**tool.examples[0], "page": 1})
+            past = session.call(tool.name, {**tool.examples[0], "page": 999})
+            assert first.ok and past.ok, f"{tool.name}: {past.error}"
+            assert first.data is not None and past.data is not None
+            lists = [value for value in past.data.values() if isinstance(value, list)]
+            assert lists and not any(lists), f"{tool.name}: page 999 is not empty"
+            if "total" in first.data:
+                assert past.data["total"] == first.data["total"], tool.name

@@ -226,7 +226,7 @@ class Sql:
         if rows:
             total = rows[0][-1]
         else:
-            total = 0 if offset == 0 else self.scalar(f"SELECT count(*) {rest}", params)
+            total = 0 if offset == 0 else self.scalar(f"SELECT count(*) FROM (SELECT {columns} {rest})", params)
         return SqlPage(_rows(cursor, rows, models, drop_last=True), total, next_page(page, per_page, total))
 
 
