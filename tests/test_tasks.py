@@ -43,12 +43,26 @@ def workspace() -> Iterator[McpEnv]:
     env.close()
 
 
+@pytest.fixture(scope="module")
+def every_server() -> Iterator[McpEnv]:
+    from mcpgym.servers.catalog import server_names
+
+    env = make_env(server_names())
+    yield env
+    env.close()
+
+
 @pytest.mark.parametrize("task", TASKS, ids=IDS)
-def test_oracle_scores_one_and_do_nothing_scores_zero(task: Task, workspace: McpEnv) -> None:
-    """On the task's own env (its registered id when it has one server) and on the workspace."""
+def test_oracle_scores_one_and_do_nothing_scores_zero(
+    task: Task, workspace: McpEnv, request: pytest.FixtureRequest
+) -> None:
+    """On the task's own env (its registered id when it has one server) and on the workspace, or,
+    for a task of servers the workspace does not mount, on an env mounting every server."""
     own = gym.make(task.env_id).unwrapped if len(task.servers) == 1 else make_env(task.servers)
     assert isinstance(own, McpEnv)
-    for env in (own, workspace):
+    mounted = set(task.servers) <= set(workspace.toolbox.servers)
+    shared: McpEnv = workspace if mounted else request.getfixturevalue("every_server")
+    for env in (own, shared):
         oracle = run_episode(env, OracleAgent(), task)
         assert oracle.terminated and oracle.reward == 1.0, oracle.info.get("reward_breakdown")
         nothing = run_episode(env, NoOpAgent(), task)
