@@ -7,6 +7,7 @@ import dataclasses
 import importlib
 import os
 import sqlite3
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -414,3 +415,20 @@ def test_a_loaded_session_keeps_the_small_page_cache() -> None:
             assert session._connection.execute("PRAGMA cache_size").fetchone() == (-PAGE_CACHE_KIB,)
             session.call("add_comment", {"ticket_id": 1486, "body": "x" * 9000, "public": False})
             session.reset(1)
+
+
+def test_reloading_other_seeds_never_crashes_a_json_each_statement() -> None:
+    """SQLite 3.40 can crash re-preparing a cached `IN (SELECT value FROM json_each(?))`
+    statement after a database is loaded over another; a reload gets a new connection. Run in
+    a subprocess, so that a crash fails this test instead of the whole run."""
+    code = (
+        "from mcpgym.servers.catalog import load_server\n"
+        "from mcpgym.servers.kernel.session import ToolSession\n"
+        "s = ToolSession(load_server('zendesk'), 0)\n"
+        "for i in range(1500):\n"
+        "    s.reset(i % 2)\n"
+        "    assert s.call('search_tickets', {'query': 'invoice', 'status': ['open', 'pending']}).ok\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", (result.returncode, result.stderr[-2000:])

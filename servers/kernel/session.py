@@ -60,13 +60,7 @@ class ToolSession:
 
     def __init__(self, spec: ServerSpec, seed: int = 0, state: RowPatch | None = None) -> None:
         self.spec = spec
-        self._bind = spec.engine.connect()
-        """This session's own database, through the server's engine (whose compiled
-        statements every session shares); the ORM session stays bound to it."""
-        self._connection: sqlite3.Connection = self._bind.connection.dbapi_connection  # type: ignore[assignment]
-        self._db = Session(self._bind, expire_on_commit=False)
-        self._sql = Sql(self._connection)
-        """Plain SQL on the same connection; `_commit` and `_rollback` end both."""
+        self._connect()
         self._loaded_seed: int | None = None
         """The seed whose world the database holds (plus its patch and the changes in its log)."""
         self._loaded_patch: str | None = None
@@ -76,6 +70,15 @@ class ToolSession:
         self.state: RowPatch | None = None
         """The patch of the initial state over the seeded world (None: the seeded world)."""
         self.reset(seed, state)
+
+    def _connect(self) -> None:
+        """Open this session's own database, through the server's engine (whose compiled
+        statements every session shares); the ORM session and `ctx.sql` use it."""
+        self._bind = self.spec.engine.connect()
+        self._connection: sqlite3.Connection = self._bind.connection.dbapi_connection  # type: ignore[assignment]
+        self._db = Session(self._bind, expire_on_commit=False)
+        self._sql = Sql(self._connection)
+        """Plain SQL on the same connection; `_commit` and `_rollback` end both."""
 
     def reset(self, seed: int | None = None, state: RowPatch | None = None) -> None:
         """Restore an initial state: the seeded world of `seed` with the patch `state` applied
@@ -93,6 +96,12 @@ class ToolSession:
             self.seed, self.state = seed, patch
         self._db.close()
         if not self._undo_in_place():
+            if self._loaded_seed is not None:
+                # A database loaded over another invalidates the connection's prepared
+                # statements, and SQLite 3.40 can crash re-preparing some of them (an `IN`
+                # over `json_each`): a reload gets a new connection, never a re-prepare.
+                self._bind.close()
+                self._connect()
             seeded = self.spec.seeded(self.seed).snapshot
             if self.state is None:
                 load_database(self._connection, seeded)
