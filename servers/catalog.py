@@ -26,11 +26,9 @@ ENTRY_POINT_GROUP = "mcpgym.servers"
 SERVER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 """What a server name may be: it prefixes public tool names and makes env ids."""
 
-SERVER_MODULES: dict[str, str] = {}
-"""Servers in this source tree not yet declared as entry points (module holding `SERVER`)."""
-
 SERVER_GROUPS: dict[str, tuple[str, ...]] = {
     "workspace": ("zendesk", "crm", "calendar", "email", "finance", "flights"),
+    "workplace": ("zendesk", "chat", "docs", "files", "projects", "code"),
 }
 """Named sets of servers mounted together in one environment (`mcp/<group>-v0`)."""
 
@@ -60,7 +58,7 @@ def discovered() -> dict[str, ServerEntry]:
     Every distribution on the path is read, not only the first of each name, so that a stale
     copy of a distribution's metadata (an old `*.egg-info` in the working folder) cannot hide
     the servers of the installed one; copies declaring the same target agree."""
-    entries = [ServerEntry(name, f"{module}:SERVER", "mcpgym") for name, module in SERVER_MODULES.items()]
+    entries: list[ServerEntry] = []
     for dist in distributions():
         points = dist.entry_points.select(group=ENTRY_POINT_GROUP)
         if points:

@@ -89,7 +89,6 @@ def installed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
     """Replace the installed distributions with the list the test fills."""
     dists: list[Any] = []
     monkeypatch.setattr(catalog, "distributions", lambda: dists)
-    monkeypatch.setattr(catalog, "SERVER_MODULES", {})
     catalog.discovered.cache_clear()
     yield dists
     catalog.discovered.cache_clear()

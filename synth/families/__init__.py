@@ -12,11 +12,16 @@ from functools import cache
 from importlib.metadata import distributions
 
 from mcpgym.synth.families.calendar import CALENDAR_FAMILIES
+from mcpgym.synth.families.chat import CHAT_FAMILIES
+from mcpgym.synth.families.code import CODE_FAMILIES
 from mcpgym.synth.families.crm import CRM_FAMILIES
 from mcpgym.synth.families.cross import CROSS_FAMILIES
+from mcpgym.synth.families.docs import DOCS_FAMILIES
 from mcpgym.synth.families.email import EMAIL_FAMILIES
+from mcpgym.synth.families.files import FILES_FAMILIES
 from mcpgym.synth.families.finance import FINANCE_FAMILIES
 from mcpgym.synth.families.flights import FLIGHTS_FAMILIES
+from mcpgym.synth.families.projects import PROJECTS_FAMILIES
 from mcpgym.synth.families.walk import walk_families
 from mcpgym.synth.families.zendesk import ZENDESK_FAMILIES
 from mcpgym.synth.family import Family
@@ -29,6 +34,11 @@ ALL_FAMILIES: tuple[Family, ...] = (
     *FINANCE_FAMILIES,
     *FLIGHTS_FAMILIES,
     *CROSS_FAMILIES,
+    *DOCS_FAMILIES,
+    *CHAT_FAMILIES,
+    *CODE_FAMILIES,
+    *PROJECTS_FAMILIES,
+    *FILES_FAMILIES,
 )
 
 

@@ -1,0 +1,152 @@
+"""The code-host task families: each grounds validated tasks, together they use every code
+tool, the oracle solves them and doing nothing does not, and the refusals they ask for are real."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from mcpgym.baselines.agents import NoOpAgent, OracleAgent
+from mcpgym.baselines.rollout import run_episode
+from mcpgym.envs import make_env
+from mcpgym.servers.catalog import load_server
+from mcpgym.servers.toolbox import Toolbox
+from mcpgym.synth.families import families_for
+from mcpgym.synth.families.code import CODE_FAMILIES
+from mcpgym.synth.family import Family, SamplingError, WorldView
+from mcpgym.synth.generate import choose_wordings, validate
+from mcpgym.tasks.execute import complete_from_run, execute_task
+from mcpgym.tasks.model import Task
+from mcpgym.tasks.refs import evaluate
+
+SERVERS = ("code", "projects")
+ATTEMPTS = 12
+
+
+def first_valid(family: Family, view: WorldView, box: Toolbox, rng: random.Random) -> Task | None:
+    """The first draft of `family` that passes the generator's validation, completed."""
+    for _ in range(ATTEMPTS):
+        try:
+            draft = family.draft(view, rng)
+        except SamplingError:
+            continue
+        if draft is None:
+            continue
+        task = Task.model_validate({"id": f"{family.name}-0", "servers": list(draft.servers or family.servers),
+                                    "seed": view.seed, "turns": choose_wordings(draft, "test", rng),
+                                    "tags": [f"family:{family.name}", f"kind:{family.kind}"]})
+        run = execute_task(task, box)
+        again = execute_task(task, box) if draft.writes else None
+        if validate(draft.checks, draft.writes, run, again) is None:
+            return complete_from_run(task, run)
+    return None
+
+
+@pytest.fixture(scope="module")
+def validated() -> Iterator[dict[str, Task]]:
+    """One validated task per family, from the world of seed 0 (seed 1 for a family that
+    grounds nothing there)."""
+    found: dict[str, Task] = {}
+    for seed in (0, 1):
+        view, box = WorldView(SERVERS, seed), Toolbox(list(SERVERS), seed)
+        rng = random.Random(seed)
+        for family in CODE_FAMILIES:
+            if family.name not in found and (task := first_valid(family, view, box, rng)) is not None:
+                found[family.name] = task
+        view.close()
+        box.close()
+    yield found
+
+
+def test_every_family_grounds_a_valid_task(validated: dict[str, Task]) -> None:
+    assert set(validated) == {f.name for f in CODE_FAMILIES}
+    assert {f.name for f in CODE_FAMILIES} <= {f.name for f in families_for(SERVERS)}
+    assert all(f.name.startswith(("code.", "cross.code-")) for f in CODE_FAMILIES)
+
+
+def test_the_families_use_every_code_tool(validated: dict[str, Task]) -> None:
+    used = {call.tool for task in validated.values() for call in task.calls if call.server == "code"}
+    assert used == set(load_server("code").tools.names())
+    kinds = {f.kind for f in CODE_FAMILIES}
+    assert {"lookup", "aggregation", "write", "conditional-write", "policy", "multi-turn", "cross-server"} <= kinds
+    assert any(len(t.turns) > 1 for t in validated.values())
+    assert {s for t in validated.values() if len(t.servers) > 1 for s in t.servers} == set(SERVERS)
+
+
+def test_writes_expect_changes_and_reads_none(validated: dict[str, Task]) -> None:
+    for family in CODE_FAMILIES:
+        task = validated[family.name]
+        writes = any(load_server(c.server or "").tools.get(c.tool).writes for c in task.calls)  # type: ignore[union-attr]
+        assert bool(task.expected_changes) == writes, family.name
+        if family.kind == "policy":
+            assert not writes and task.facts, family.name
+
+
+def _number(task: Task) -> tuple[str, int]:
+    """The repository and pull request number a request names (`#42 in web-app` or `web-app#42`)."""
+    text = task.turns[0].user
+    match = re.search(r"#(\d+) in ([a-z0-9-]+)", text) or re.search(r"([a-z0-9-]+)#(\d+)", text)
+    assert match is not None, text
+    first, second = match.groups()
+    return (second, int(first)) if first.isdigit() else (first, int(second))
+
+
+Refusal = tuple[str, Callable[[Task, dict[str, Any], Toolbox], dict[str, Any]]]
+
+REFUSED: dict[str, Refusal] = {
+    "code.merge-blocked": ("merge_pull_request", lambda t, r, box: {
+        "repo": r["c1"]["repo"], "number": r["c1"]["number"],
+        "method": box.sessions["code"].call("get_repository", {"repo": r["c1"]["repo"]}).data["merge_methods"][0]}),  # type: ignore[index]
+    "code.push-to-protected": ("push_commit", lambda t, r, box: {
+        "repo": r["c1"]["name"], "branch": r["c1"]["default_branch"], "message": "Hotfix",
+        "files": [{"path": "README.md", "additions": 1, "deletions": 1}]}),
+    "code.approve-own-pull-request": ("submit_review", lambda t, r, box: {
+        "repo": r["c1"]["repo"], "number": r["c1"]["number"], "event": "approve"}),
+    "code.grant-without-admin": ("set_collaborator_permission", lambda t, r, box: {
+        "repo": r["c1"]["repo"], "user_id": r["c1"]["collaborators"][0]["id"], "permission": "admin"}),
+    "code.close-merged-pull-request": ("update_pull_request", lambda t, r, box: {
+        "repo": _number(t)[0], "number": _number(t)[1], "state": "closed"}),
+    "code.delete-protected-branch": ("delete_branch", lambda t, r, box: {
+        "repo": t.calls[0].arguments["repo"], "branch": r["c1"]["branches"][0]["name"]}),
+}
+"""Per policy family, the write the request asks for, from the ground truth's results."""
+
+
+def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) -> None:
+    assert set(REFUSED) == {f.name for f in CODE_FAMILIES if f.kind == "policy"}
+    for name, (tool, arguments) in REFUSED.items():
+        task = validated[name]
+        box = Toolbox(list(task.servers), task.seed)
+        run = execute_task(task, box)
+        before = box.state_hash()
+        result = box.sessions["code"].call(tool, arguments(task, run.results, box))
+        assert (result.error or "").startswith("forbidden: "), (name, result.text[:200])
+        assert box.state_hash() == before
+        box.close()
+        for fact in task.facts:
+            assert evaluate(fact.expr, run.results) == fact.value
+
+
+def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated: dict[str, Task]) -> None:
+    envs = {}
+    for name, task in validated.items():
+        # one environment per (servers, seed): see the report on resetting a session to another seed
+        env = envs.setdefault((tuple(task.servers), task.seed), make_env(task.servers))
+        assert run_episode(env, OracleAgent(), task).reward == 1.0, name
+        assert run_episode(env, NoOpAgent(), task).reward == 0.0, name
+    for env in envs.values():
+        env.close()
+
+
+def test_requests_name_no_internal_ids(validated: dict[str, Task]) -> None:
+    """User ids reach the calls only through bindings."""
+    for task in validated.values():
+        text = " ".join(turn.user for turn in task.turns)
+        for call in task.calls:
+            for name, value in call.arguments.items():
+                if name.endswith("_id") and value != 1:
+                    assert not re.search(rf"(?<![\d-]){value}(?![\d-])", text), (task.id, name, value)
