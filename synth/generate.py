@@ -49,13 +49,16 @@ def pick_family(
     families: Sequence[Family], weights: dict[str, float], kept: Counter[str], rng: random.Random
 ) -> Family:
     """A kind drawn in proportion to how far it is behind its share of the tasks kept so far
-    (so kinds whose drafts are often rejected still reach their share), then a family of
-    that kind uniformly."""
+    (so kinds whose drafts are often rejected still reach their share), then a set of servers
+    among those with families of that kind, then one of their families, each uniformly (so a
+    server with many families does not crowd out one with few)."""
     kinds = sorted(weights)
     total = sum(kept.values()) + 1
     behind = [max(weights[k] * total - kept[k], 0.05) for k in kinds]
     kind = rng.choices(kinds, behind)[0]
-    return rng.choice([f for f in families if f.kind == kind])
+    of_kind = [f for f in families if f.kind == kind]
+    servers = rng.choice(sorted({f.servers for f in of_kind}))
+    return rng.choice([f for f in of_kind if f.servers == servers])
 
 
 @dataclass

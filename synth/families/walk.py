@@ -31,7 +31,13 @@ KNOWN_IDS = frozenset({"ticket_id"})
 customer quotes their ticket number; no other id appears in a request)."""
 
 SERVER_LABELS = {"zendesk": "Zendesk", "crm": "CRM", "calendar": "calendar", "email": "mailbox",
-                 "finance": "investment", "flights": "airline"}
+                 "finance": "investment", "flights": "airline", "chat": "chat", "docs": "wiki", "files": "drive",
+                 "projects": "issue tracker", "code": "code host"}
+"""How a request names each server's records; another server is named by its `title`."""
+
+
+def server_label(server: str) -> str:
+    return SERVER_LABELS.get(server) or load_server(server).title
 
 NOUN_PREFIXES = ("get_", "find_", "lookup_", "list_", "search_")
 NOUN_SUFFIXES = ("_by_email",)
@@ -267,7 +273,7 @@ class GraphWalk(Family):
                              else f"how many {what} does {walk.phrase} have")
             walk.fact, walk.fact_name, walk.counted = f"{{{call_id}.total}}", f"number of {what}", True
         elif hop.cross:
-            walk.phrase = f"the {SERVER_LABELS[server]} {tool_noun(tool)} record of {walk.phrase}"
+            walk.phrase = f"the {server_label(server)} {tool_noun(tool)} record of {walk.phrase}"
         elif role is not None:
             walk.phrase = f"the {role} of {walk.phrase}"
         else:
