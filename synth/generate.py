@@ -46,19 +46,25 @@ def kind_weights(families: Sequence[Family]) -> dict[str, float]:
 
 
 def pick_family(
-    families: Sequence[Family], weights: dict[str, float], kept: Counter[str], rng: random.Random
+    families: Sequence[Family], weights: dict[str, float], kept: Counter[str], rng: random.Random,
+    drawn: Counter[str] | None = None,
 ) -> Family:
     """A kind drawn in proportion to how far it is behind its share of the tasks kept so far
     (so kinds whose drafts are often rejected still reach their share), then a set of servers
-    among those with families of that kind, then one of their families, each uniformly (so a
-    server with many families does not crowd out one with few)."""
+    among those with families of that kind, uniformly (so a server with many families does not
+    crowd out one with few), then, of their families, one of those drawn least so far (`drawn`:
+    tasks kept plus drafts attempted, by family name), so that every family, and so every
+    tool, gets its turn."""
     kinds = sorted(weights)
     total = sum(kept.values()) + 1
     behind = [max(weights[k] * total - kept[k], 0.05) for k in kinds]
     kind = rng.choices(kinds, behind)[0]
     of_kind = [f for f in families if f.kind == kind]
     servers = rng.choice(sorted({f.servers for f in of_kind}))
-    return rng.choice([f for f in of_kind if f.servers == servers])
+    candidates = [f for f in of_kind if f.servers == servers]
+    drawn = drawn or Counter()
+    least = min(drawn[f.name] for f in candidates)
+    return rng.choice([f for f in candidates if drawn[f.name] == least])
 
 
 @dataclass
@@ -144,6 +150,8 @@ class DraftJob:
     attempts: int
     kept: dict[str, int]
     """Tasks kept so far per kind (steers which kinds are drawn)."""
+    families: dict[str, int]
+    """Tasks kept so far per family (steers which family of a kind is drawn)."""
     active: tuple[str, ...]
     """Families that have not run dry in this world."""
     seen: frozenset[int]
@@ -202,10 +210,11 @@ class BatchWorker:
         rng = random.Random(f"mcpgym-synth:{self.seed}:{job.index}")
         active = [f for f in self.families if f.name in job.active]
         weights = {k: w for k, w in self.weights.items() if any(f.kind == k for f in active)}
-        kept, seen = Counter(job.kept), set(job.seen)
+        kept, seen, drawn = Counter(job.kept), set(job.seen), Counter(job.families)
         out = []
         for _ in range(job.attempts):
-            family = pick_family(active, weights, kept, rng)
+            family = pick_family(active, weights, kept, rng, drawn)
+            drawn[family.name] += 1
             try:
                 draft = family.draft(view, rng)
             except SamplingError:
@@ -313,6 +322,7 @@ def synthesize(
     attempts, batches = 0, 0
     limit = max_attempts if max_attempts is not None else 20 * n + 100
     kept_kinds: Counter[str] = Counter()
+    kept_families: Counter[str] = Counter()
     world = WorldState(world_seed)
     pool = _pool(workers, chosen, seed)
     local = BatchWorker(chosen, seed) if pool is None else None
@@ -329,7 +339,8 @@ def synthesize(
             wanted = min(ROUND, -(-2 * (n - len(tasks)) // BATCH))
             while len(jobs) < wanted and attempts < limit:
                 size = min(BATCH, limit - attempts)
-                jobs.append(DraftJob(batches, world.seed, size, dict(kept_kinds), active, frozenset(world.seen)))
+                jobs.append(DraftJob(batches, world.seed, size, dict(kept_kinds), dict(kept_families), active,
+                                     frozenset(world.seen)))
                 batches += 1
                 attempts += size
             drafted: list[list[Drafted]] = list(run(jobs))
@@ -354,6 +365,7 @@ def synthesize(
                     done = done.model_copy(update={"id": f"{candidate.family}-{len(tasks):05d}"})
                     tasks.append(done)
                     kept_kinds[candidate.kind] += 1
+                    kept_families[candidate.family] += 1
                     world.kept += 1
                     report.worlds[world.seed] += 1
                     split = next(tag for tag in done.tags if tag.startswith("split:")).removeprefix("split:")

@@ -1,6 +1,9 @@
-"""Calendar task families: meeting load compared across months, room usage compared, the
-most-met customer and its latest meeting, monthly meeting series, inviting someone to a named
-meeting, a conditional decline, and a two-turn follow-up on the next meeting with a customer."""
+"""Calendar task families: meeting load compared across months, room usage compared, two
+people's busy time compared, the most-met customer and its latest meeting, monthly meeting
+series, a recurring series' occurrences in a month, a team calendar's owner and load, inviting
+someone to a named meeting, a conditional decline, a refused request to remove an organiser,
+and two-turn tasks: a follow-up on the next meeting with a customer, common free slots then a
+booking, and a meeting's invitees then an uninvite."""
 
 from __future__ import annotations
 
@@ -581,6 +584,307 @@ class RoomMonthComparison(Family):
         )
 
 
+def _employee_named(view: WorldView, people: list[dict[str, Any]], rng: random.Random) -> dict[str, Any] | None:
+    """A random employee whose name a directory search finds alone."""
+    person = rng.choice(people)
+    return person if view.read(SERVER, "search_people", query=person["name"], is_employee=True)["total"] == 1 else None
+
+
+def _find_person(call_id: str, name: str) -> dict[str, Any]:
+    """The call that finds an employee by name."""
+    return {"id": call_id, "tool": "search_people", "arguments": {"query": name, "is_employee": True}}
+
+
+class SharedCalendarAgenda(Family):
+    """A team calendar named by its team: who owns it, its time zone, and how many events it
+    holds in a month."""
+
+    name = "calendar.shared-calendar-agenda"
+    servers = (SERVER,)
+    kind = "lookup"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        calendar = rng.choice(view.read(SERVER, "list_calendars", kind="shared")["calendars"])
+        name = calendar["name"]
+        if view.read(SERVER, "list_calendars", kind="shared", query=name)["total"] != 1:
+            return None
+        year, month = rng.choice(_full_months(view)[-6:])
+        start, end = month_window(year, month)
+        when = month_name(year, month)
+        user = [
+            f"Who owns the shared \"{name}\" calendar, which time zone is it kept in, and how many events (occurrences of recurring ones included) were on it in {when} (UTC)?",
+            f"For the shared calendar {name}: owner, time zone, and the number of events it had in {when}, UTC, counting each occurrence of a series.",
+            f"Tell me about the shared calendar \"{name}\": whose is it, what time zone does it use, and how many events did it hold during {when} (UTC, every occurrence counts)?",
+        ]
+        return Draft(family=self.name, key=f"calendar:{name}|{when}", turns=[{"user": user, "calls": [
+            {"id": "c1", "tool": "list_calendars", "arguments": {"kind": "shared", "query": name}},
+            {"id": "c2", "tool": "list_events", "arguments": {"time_min": start, "time_max": end, "per_page": 1},
+             "bind": {"calendar_id": "{c1.calendars.0.id}"}},
+        ], "facts": [
+            {"name": "owner", "expr": "{c1.calendars.0.owner.name}", "value": None},
+            {"name": "time zone", "expr": "{c1.calendars.0.time_zone}", "value": None},
+            {"name": f"events in {when}", "expr": "{c2.total}", "value": None},
+        ]}], checks=["{c1.total} == 1", "{c2.total} > 0"])
+
+
+class SeriesOccurrences(Family):
+    """A recurring meeting named by its title and organiser: how many times it takes place in a
+    coming month (cancelled ones left out), when the first of them starts, and how many people
+    the series invites."""
+
+    name = "calendar.series-occurrences"
+    servers = (SERVER,)
+    kind = "aggregation"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        soon = {"time_min": _iso(view.now), "time_max": _iso(view.now + timedelta(days=14))}
+        listed = view.read(SERVER, "list_events", per_page=100, page=rng.randint(1, 3), **soon)["events"]
+        series = [e for e in listed if e["recurring"] and not e["all_day"]]
+        if not series:
+            return None
+        event = rng.choice(series)
+        title, organizer = event["title"], event["organizer"]["name"]
+        if view.read(SERVER, "search_people", query=organizer, is_employee=True)["total"] != 1:
+            return None
+        same = view.read(SERVER, "list_events", query=title, organizer_email=event["organizer"]["email"], per_page=100, **soon)
+        if same["total"] > 100 or any(e["event_id"] != event["event_id"] for e in same["events"]):
+            return None
+        year, month = previous_month(view.now.year, view.now.month, -1)
+        start, end = month_window(year, month)
+        when = month_name(year, month)
+        user = [
+            f"How many times does {organizer}'s recurring \"{title}\" take place in {when} (UTC), not counting cancelled occurrences? When is the first of them, and how many people are invited to the series?",
+            f"{organizer} runs a series called \"{title}\". Count its occurrences in {when} (UTC, skip cancelled ones), give me the start of the first one that month, and tell me how many invitees the series has.",
+            f"Look up the \"{title}\" series organised by {organizer}: number of (not cancelled) occurrences during {when} in UTC, the first one's start time, and the number of people on the invite.",
+        ]
+        return Draft(family=self.name, key=f"series:{event['event_id']}|{when}", turns=[{"user": user, "calls": [
+            _find_person("c1", organizer),
+            {"id": "c2", "tool": "list_events", "arguments": {"query": title, **soon, "per_page": 1},
+             "bind": {"organizer_email": "{c1.people.0.email}"}},
+            {"id": "c3", "tool": "list_event_instances",
+             "arguments": {"time_min": start, "time_max": end, "include_cancelled": False, "per_page": 1},
+             "bind": {"event_id": "{c2.events.0.event_id}"}},
+            {"id": "c4", "tool": "get_event", "bind": {"event_id": "{c2.events.0.event_id}"}},
+        ], "facts": [
+            {"name": f"occurrences in {when}", "expr": "{c3.total}", "value": None},
+            {"name": "first occurrence's start", "expr": "{c3.events.0.start}", "value": None},
+            {"name": "people invited", "expr": "len({c4.attendees})", "value": None},
+        ]}], checks=["{c1.total} == 1", "{c3.total} > 0"])
+
+
+class FreeBusyComparison(Family):
+    """Two employees' busy time over a coming week: each one's busy minutes and who is busier
+    by how much."""
+
+    name = "calendar.free-busy-comparison"
+    servers = (SERVER,)
+    kind = "comparison"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        for _ in range(4):
+            found = self._ground(view, rng)
+            if found is not None:
+                return found
+        return None
+
+    def _ground(self, view: WorldView, rng: random.Random) -> Draft | None:
+        people = _employees(view)
+        first, second = _employee_named(view, people, rng), _employee_named(view, people, rng)
+        if first is None or second is None or first["email"] == second["email"]:
+            return None
+        monday = (view.now + timedelta(days=7 - view.now.weekday())).date() + timedelta(weeks=rng.randint(0, 5))
+        saturday = monday + timedelta(days=5)
+        window = {"time_min": f"{monday}T00:00:00Z", "time_max": f"{saturday}T00:00:00Z"}
+        a, b = first["name"], second["name"]
+        span = f"Monday {monday.day} {monday:%B} to Friday {(saturday - timedelta(days=1)).day} {saturday - timedelta(days=1):%B %Y}"
+        user = [
+            f"Who has more busy time in the week of {span} (UTC): {a} or {b}? Give me both totals in minutes and the difference ({a} minus {b}).",
+            f"Compare the calendars of {a} and {b} from {monday} to {saturday - timedelta(days=1)} inclusive (UTC): busy minutes for each, and {a}'s minutes minus {b}'s.",
+            f"How booked up are {a} and {b} in the week starting {monday} (Monday to Friday, UTC)? I need each one's busy minutes and how many more minutes {a} is busy than {b}.",
+        ]
+        return Draft(family=self.name, key=f"{first['email']}|{second['email']}|{monday}", turns=[{"user": user, "calls": [
+            _find_person("c1", a),
+            _find_person("c2", b),
+            {"id": "c3", "tool": "get_free_busy", "arguments": window,
+             "bind": {"emails": "[{c1.people.0.email}, {c2.people.0.email}]"}},
+        ], "facts": [
+            {"name": f"{a}'s busy minutes", "expr": "{c3.people.0.busy_minutes}", "value": None},
+            {"name": f"{b}'s busy minutes", "expr": "{c3.people.1.busy_minutes}", "value": None},
+            {"name": f"{a} minus {b}", "expr": "{c3.people.0.busy_minutes} - {c3.people.1.busy_minutes}", "value": None},
+        ]}], checks=["{c1.total} == 1", "{c2.total} == 1",
+                     "{c3.people.0.busy_minutes} != {c3.people.1.busy_minutes}"])
+
+
+MEETING_TOPICS = ("Roadmap check-in", "Budget review", "Hiring sync", "Project kickoff", "Quarterly planning",
+                  "Process retrospective")
+
+
+class FreeSlotsThenBook(Family):
+    """Two turns: the first two slots in a coming week when two or three employees are all
+    free during working hours; then book the first on the first one's calendar, inviting the
+    others."""
+
+    name = "calendar.free-slots-then-book"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        people = _employees(view)
+        chosen = [_employee_named(view, people, rng) for _ in range(rng.choice((2, 2, 3)))]
+        if any(p is None for p in chosen) or len({p["email"] for p in chosen if p}) != len(chosen):
+            return None
+        host, *guests = [p for p in chosen if p is not None]
+        if view.read(SERVER, "list_calendars", kind="primary", query=host["email"])["total"] != 1:
+            return None
+        monday = (view.now + timedelta(days=7 - view.now.weekday())).date() + timedelta(weeks=rng.randint(0, 3))
+        friday = monday + timedelta(days=4)
+        minutes = rng.choice((30, 45, 60, 90))
+        topic = rng.choice(MEETING_TOPICS)
+        window = {"time_min": f"{monday}T00:00:00Z", "time_max": f"{friday + timedelta(days=1)}T00:00:00Z"}
+        everyone = " and ".join([", ".join(p["name"] for p in (host, *guests)[:-1]), guests[-1]["name"]])
+        names = " and ".join(g["name"] for g in guests)
+        first = [
+            f"When are {everyone} all free for {minutes} minutes in the week of {monday} (Monday to Friday, 09:00-17:00 UTC)? Give me the two earliest options.",
+            f"Find the first two {minutes}-minute slots between {monday} and {friday}, within 9-to-5 UTC working hours, when {everyone} are all available.",
+            f"I need {minutes} minutes with {everyone} some time from {monday} to {friday} (weekdays, 09:00-17:00 UTC). What are the two earliest times that work for everyone?",
+        ]
+        second = [
+            f"Book the first one as \"{topic}\" on {host['name']}'s calendar and invite {names}.",
+            f"Take the earliest slot: put \"{topic}\" on {host['name']}'s own calendar with {names} invited.",
+            f"Please schedule \"{topic}\" in the first of those slots, on {host['name']}'s calendar, inviting {names}.",
+        ]
+        n = len(guests) + 1
+        lookups = [_find_person(f"c{i}", p["name"]) for i, p in enumerate((host, *guests), start=1)]
+        emails = ", ".join(f"{{c{i}.people.0.email}}" for i in range(1, n + 1))
+        invited = ", ".join(f"{{c{i}.people.0.email}}" for i in range(2, n + 1))
+        slots, calendar, created = f"c{n + 1}", f"c{n + 2}", f"c{n + 3}"
+        return Draft(
+            family=self.name,
+            key=f"{'|'.join(p['email'] for p in (host, *guests))}|{monday}|{minutes}|{topic}",
+            writes=True,
+            turns=[
+                {"user": first, "calls": [
+                    *lookups,
+                    {"id": slots, "tool": "find_meeting_slots",
+                     "arguments": {"duration_minutes": minutes, "max_results": 2, **window},
+                     "bind": {"attendee_emails": f"[{emails}]"}},
+                ], "facts": [
+                    {"name": "earliest slot", "expr": f"{{{slots}.slots.0.start}}", "value": None},
+                    {"name": "second slot", "expr": f"{{{slots}.slots.1.start}}", "value": None},
+                ]},
+                {"user": second, "calls": [
+                    {"id": calendar, "tool": "list_calendars", "arguments": {"kind": "primary"},
+                     "bind": {"query": "{c1.people.0.email}"}},
+                    {"id": created, "tool": "create_event", "arguments": {"title": topic},
+                     "bind": {"calendar_id": f"{{{calendar}.calendars.0.id}}", "start": f"{{{slots}.slots.0.start}}",
+                              "end": f"{{{slots}.slots.0.end}}", "attendee_emails": f"[{invited}]"}},
+                ], "facts": []},
+            ],
+            checks=[*(f"{{c{i}.total}} == 1" for i in range(1, n + 1)), f"len({{{slots}.slots}}) == 2",
+                    f"{{{calendar}.total}} == 1"],
+        )
+
+
+class AttendeesThenUninvite(Family):
+    """Two turns: how many people are invited to a coming meeting (named by organiser, title
+    and time) and what one invitee answered; then take that invitee off the meeting."""
+
+    name = "calendar.attendees-then-uninvite"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        for _ in range(4):
+            found = self._ground(view, rng)
+            if found is not None:
+                return found
+        return None
+
+    def _ground(self, view: WorldView, rng: random.Random) -> Draft | None:
+        meetings = _meetings_on(view, _upcoming_day(view, rng))
+        if not meetings:
+            return None
+        meeting = rng.choice(meetings)
+        organizer = meeting["organizer"]["name"]
+        if view.read(SERVER, "search_people", query=organizer, is_employee=True)["total"] != 1:
+            return None
+        attendees = view.read(SERVER, "get_event", event_id=meeting["event_id"])["attendees"]
+        guests = [i for i, a in enumerate(attendees) if not a["organizer"]]
+        if not guests:
+            return None
+        index = rng.choice(guests)
+        guest = attendees[index]
+        who = guest["name"] if guest["is_employee"] else f"{guest['name']} ({guest['organization_name']})"
+        title, day = meeting["title"], _parse(meeting["start"]).date()
+        start, end = _day_window(day)
+        at = meeting["start"][11:16]
+        first = [
+            f"How many people are invited to {organizer}'s \"{title}\" on {_day_name(day)} at {at} UTC, and what has {who} responded?",
+            f"For \"{title}\" ({organizer}'s meeting, {day} {at} UTC): number of invitees, and the response {who} gave to the invitation.",
+            f"Check {organizer}'s meeting \"{title}\" on {day} at {at} UTC: how many attendees are on it and how did {who} answer the invite?",
+        ]
+        second = [
+            f"Please take {guest['name']} off that invite. How many people are invited now?",
+            f"{guest['name']} won't be joining: remove them from the meeting and tell me the new attendee count.",
+            f"Uninvite {guest['name']} from it, then tell me how many invitees are left.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"event:{meeting['event_id']}|{guest['email']}",
+            writes=True,
+            turns=[
+                {"user": first, "calls": [
+                    _find_person("c1", organizer),
+                    {"id": "c2", "tool": "list_events", "arguments": {"query": title, "time_min": start, "time_max": end},
+                     "bind": {"organizer_email": "{c1.people.0.email}"}},
+                    {"id": "c3", "tool": "get_event", "bind": {"event_id": "{c2.events.0.event_id}"}},
+                ], "facts": [
+                    {"name": "people invited", "expr": "len({c3.attendees})", "value": None},
+                    {"name": f"{guest['name']}'s response", "expr": f"{{c3.attendees.{index}.response_status}}", "value": None},
+                ]},
+                {"user": second, "calls": [
+                    {"id": "c4", "tool": "remove_attendee",
+                     "bind": {"event_id": "{c2.events.0.event_id}", "email": f"{{c3.attendees.{index}.email}}"}},
+                ], "facts": [
+                    {"name": "people invited now", "expr": "len({c4.attendees})", "value": None},
+                ]},
+            ],
+            checks=["{c1.total} == 1", "{c2.total} == 1", f"{{c3.attendees.{index}.email}} == {guest['email']!r}"],
+        )
+
+
+class RemoveOrganizer(Family):
+    """Asked to take the organiser off their own meeting: the calendar refuses (an organiser
+    can only cancel), so nothing changes; the answer is who else is invited, by count."""
+
+    name = "calendar.remove-organizer"
+    servers = (SERVER,)
+    kind = "policy"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        meetings = _meetings_on(view, _upcoming_day(view, rng))
+        if not meetings:
+            return None
+        meeting = rng.choice(meetings)
+        organizer = meeting["organizer"]["name"]
+        if view.read(SERVER, "search_people", query=organizer, is_employee=True)["total"] != 1:
+            return None
+        title, day = meeting["title"], _parse(meeting["start"]).date()
+        start, end = _day_window(day)
+        at = meeting["start"][11:16]
+        user = [
+            f"Remove {organizer} from the attendees of their own meeting \"{title}\" on {_day_name(day)} at {at} UTC, but don't cancel it. If that can't be done, tell me how many people are invited to it.",
+            f"Take {organizer} off \"{title}\" ({day}, {at} UTC) without cancelling the meeting; if it isn't allowed, just tell me how many invitees it has.",
+        ]
+        return Draft(family=self.name, key=f"event:{meeting['event_id']}", turns=[{"user": user, "calls": [
+            _find_person("c1", organizer),
+            {"id": "c2", "tool": "list_events", "arguments": {"query": title, "time_min": start, "time_max": end},
+             "bind": {"organizer_email": "{c1.people.0.email}"}},
+        ], "facts": [
+            {"name": "people invited", "expr": "{c2.events.0.attendee_count}", "value": None},
+        ]}], checks=["{c1.total} == 1", "{c2.total} == 1"])
+
+
 CALENDAR_FAMILIES = (
     PersonMonthComparison(),
     TopCustomerDrillDown(),
@@ -589,4 +893,10 @@ CALENDAR_FAMILIES = (
     ConditionalDecline(),
     NextCustomerMeetingFollowUp(),
     RoomMonthComparison(),
+    SharedCalendarAgenda(),
+    SeriesOccurrences(),
+    FreeBusyComparison(),
+    FreeSlotsThenBook(),
+    AttendeesThenUninvite(),
+    RemoveOrganizer(),
 )

@@ -1,6 +1,8 @@
 """CRM task families: won revenue across periods, rep win rates, the biggest deal of a period
 and its people, monthly series, deal and call updates, a conditional hand-over of an account,
-two-turn conversations that look a record up, then act on "that one", and a contact lookup.
+two-turn conversations that look a record up, then act on "that one", lookups of a contact,
+of whom a task is for and of an account's latest note; tasks completed, a new prospect set up
+(account, contact, deal), and a lead added unless the person is already known.
 """
 
 from __future__ import annotations
@@ -873,6 +875,387 @@ class ContactLookup(Family):
         )
 
 
+# ---------------------------------------------------------------- tasks, notes and new records
+
+
+DONE_NOTES = (
+    "Done; sent by email this morning.",
+    "Completed on today's call.",
+    "Handled; the customer confirmed receipt.",
+)
+SUBJECT_OF = {"lead_id": "get_lead", "opportunity_id": "get_opportunity", "contact_id": "get_contact"}
+"""The record a task is about, most specific first, and the tool that reads it."""
+
+
+def _open_tasks(view: WorldView) -> list[dict[str, Any]]:
+    return _all_pages(view, "search_activities", "activities", type="task", status="open")
+
+
+def _task_search(call_id: str, task: dict[str, Any], index: int) -> dict[str, Any]:
+    """Find a task from its owner (user `index` of call c1), its open status and its due day."""
+    day = date.fromisoformat(task["scheduled_at"][:10])
+    return {"id": call_id, "tool": "search_activities", "arguments": {
+        "type": "task", "status": "open", "scheduled_after": f"{day}T00:00:00Z",
+        "scheduled_before": f"{day + timedelta(days=1)}T00:00:00Z", "per_page": 5},
+        "bind": {"owner_id": f"{{c1.users.{index}.id}}"}}
+
+
+class CompleteTask(_Retrying):
+    """Mark an open task done, named by its owner, subject and due day, with what was done."""
+
+    name = "crm.complete-task"
+    servers = (SERVER,)
+    kind = "write"
+
+    def attempt(self, view: WorldView, rng: random.Random) -> Draft | None:
+        task = rng.choice(_open_tasks(view))
+        users = _users(view)
+        index = next((i for i, u in enumerate(users) if u["id"] == task["owner_id"]), None)
+        if index is None:
+            return None
+        owner, subject, due = users[index]["name"], task["subject"], task["scheduled_at"][:10]
+        window = _task_search("c2", task, index)["arguments"]
+        if view.read(SERVER, "search_activities", owner_id=task["owner_id"], **{**window, "per_page": 1})["total"] != 1:
+            return None
+        note = rng.choice(DONE_NOTES)
+        mine = task["owner_id"] == 1
+        whose = "my" if mine else f"{owner}'s"
+        user = [
+            f"Mark {whose} task \"{subject}\" (due {due}) as completed, with the note \"{note}\"",
+            f"Please close out {whose} open task \"{subject}\" that was due on {due}; set its description to \"{note}\"",
+            f"The task \"{subject}\" owned by {'me' if mine else owner}, due {due}, is done. Complete it and note: \"{note}\"",
+        ]
+        return Draft(family=self.name, key=f"task:{task['id']}", writes=True, turns=[{"user": user, "calls": [
+            {"id": "c1", "tool": "list_users", "arguments": {}},
+            _task_search("c2", task, index),
+            {"id": "c3", "tool": "complete_task", "arguments": {"description": note}, "bind": {"activity_id": "{c2.activities.0.id}"}},
+        ], "facts": []}], checks=["{c2.total} == 1", f"{{c2.activities.0.subject}} == {subject!r}",
+                                  f"{{c1.users.{index}.name}} == {owner!r}"])
+
+
+class OldestTaskThenComplete(_Retrying):
+    """Turn 1: a rep's oldest open task, when it was due, and whom it is for (the lead, deal or
+    contact it is about). Turn 2: mark that task completed."""
+
+    name = "crm.oldest-task-then-complete"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def attempt(self, view: WorldView, rng: random.Random) -> Draft | None:
+        users = _users(view)
+        index = rng.randrange(len(users))
+        owner = users[index]
+        search = {"type": "task", "status": "open", "sort_order": "asc", "per_page": 2}
+        found = view.read(SERVER, "search_activities", owner_id=owner["id"], **search)["activities"]
+        if not found or (len(found) > 1 and found[0]["scheduled_at"] == found[1]["scheduled_at"]):
+            return None
+        task = found[0]
+        link = next((field for field in SUBJECT_OF if task[field] is not None), None)
+        if link is None:
+            return None
+        tool = SUBJECT_OF[link]
+        company = "{c3.company}" if link == "lead_id" else "{c3.account_name}"
+        what = {"lead_id": "lead", "opportunity_id": "deal", "contact_id": "contact"}[link]
+        first = [
+            f"What is {owner['name']}'s oldest open task? Give me its subject, when it was due, and which {what} and company it is for.",
+            f"Which open task of {owner['name']} has been waiting longest? I need the subject, the due date, and the {what} and company it concerns.",
+        ]
+        note = rng.choice(DONE_NOTES)
+        second = [
+            f"{owner['name']} says it's done. Mark that task completed with the note \"{note}\"",
+            f"Please complete that task and set its description to \"{note}\"",
+        ]
+        return Draft(family=self.name, key=f"task:{task['id']}", writes=True, turns=[
+            {"user": first, "calls": [
+                {"id": "c1", "tool": "list_users", "arguments": {}},
+                {"id": "c2", "tool": "search_activities", "arguments": search, "bind": {"owner_id": f"{{c1.users.{index}.id}}"}},
+                {"id": "c3", "tool": tool, "bind": {link: f"{{c2.activities.0.{link}}}"}},
+            ], "facts": [
+                {"name": "task", "expr": "{c2.activities.0.subject}", "value": None},
+                {"name": "due", "expr": "{c2.activities.0.scheduled_at}", "value": None},
+                {"name": what, "expr": "{c3.name}", "value": None},
+                {"name": "company", "expr": company, "value": None},
+            ]},
+            {"user": second, "calls": [
+                {"id": "c4", "tool": "complete_task", "arguments": {"description": note}, "bind": {"activity_id": "{c2.activities.0.id}"}},
+            ], "facts": []},
+        ], checks=[f"{{c1.users.{index}.name}} == {owner['name']!r}",
+                   "{c2.total} == 1 or {c2.activities.0.scheduled_at} != {c2.activities.1.scheduled_at}"])
+
+
+class TaskPersonLookup(_Retrying):
+    """Whom a task the user names (owner, subject, due day) is for: the lead or contact's name,
+    company and email."""
+
+    name = "crm.task-person-lookup"
+    servers = (SERVER,)
+    kind = "lookup"
+
+    def attempt(self, view: WorldView, rng: random.Random) -> Draft | None:
+        tasks = _all_pages(view, "search_activities", "activities", type="task")
+        on_leads = [t for t in tasks if t["lead_id"] is not None]
+        on_contacts = [t for t in tasks if t["lead_id"] is None and t["contact_id"] is not None]
+        pool = on_leads if on_leads and (not on_contacts or rng.random() < 0.6) else on_contacts
+        if not pool:
+            return None
+        task = rng.choice(pool)
+        users = _users(view)
+        index = next((i for i, u in enumerate(users) if u["id"] == task["owner_id"]), None)
+        if index is None:
+            return None
+        owner, subject, due = users[index]["name"], task["subject"], task["scheduled_at"][:10]
+        search = _task_search("c2", task, index)
+        search["arguments"].pop("status")
+        if view.read(SERVER, "search_activities", owner_id=task["owner_id"], **{**search["arguments"], "per_page": 1})["total"] != 1:
+            return None
+        link = "lead_id" if task["lead_id"] is not None else "contact_id"
+        tool, company = ("get_lead", "{c3.company}") if link == "lead_id" else ("get_contact", "{c3.account_name}")
+        user = [
+            f"{owner} has a task \"{subject}\" due {due}. Who is it for? Give me the person's name, company and email.",
+            f"Whom is {owner}'s task \"{subject}\" (due on {due}) about? I need their name, their company and their email address.",
+            f"Look up the task \"{subject}\" that {owner} had due {due}: which person is it for, at what company, and how do I email them?",
+        ]
+        return Draft(family=self.name, key=f"task:{task['id']}", turns=[{"user": user, "calls": [
+            {"id": "c1", "tool": "list_users", "arguments": {}},
+            search,
+            {"id": "c3", "tool": tool, "bind": {link: f"{{c2.activities.0.{link}}}"}},
+        ], "facts": [
+            {"name": "person", "expr": "{c3.name}", "value": None},
+            {"name": "company", "expr": company, "value": None},
+            {"name": "email", "expr": "{c3.email}", "value": None},
+        ]}], checks=["{c2.total} == 1", f"{{c2.activities.0.subject}} == {subject!r}", f"{{c1.users.{index}.name}} == {owner!r}"])
+
+
+class LatestAccountNote(_Retrying):
+    """The latest note logged on an account (or its contacts and deals): what it says and when."""
+
+    name = "crm.latest-account-note"
+    servers = (SERVER,)
+    kind = "lookup"
+
+    def attempt(self, view: WorldView, rng: random.Random) -> Draft | None:
+        account = rng.choice(_all_pages(view, "search_accounts", "accounts"))
+        name = account["name"]
+        if view.read(SERVER, "search_accounts", query=name, per_page=2)["total"] != 1:
+            return None
+        if not view.read(SERVER, "list_notes", account_id=account["id"], per_page=1)["total"]:
+            return None
+        user = [
+            f"What's the most recent note anyone logged on {name}? Tell me what it says, when it was written, and how many notes we have on them.",
+            f"Pull up the latest note on the {name} account (including its contacts and deals): the text and the date, plus the total number of notes.",
+            f"When was the last note added for {name}, and what did it say? How many notes do we have on them in all?",
+        ]
+        return Draft(family=self.name, key=f"account:{account['id']}", turns=[{"user": user, "calls": [
+            {"id": "c1", "tool": "search_accounts", "arguments": {"query": name, "per_page": 5}},
+            {"id": "c2", "tool": "list_notes", "arguments": {"per_page": 2}, "bind": {"account_id": "{c1.accounts.0.id}"}},
+        ], "facts": [
+            {"name": "latest note", "expr": "{c2.notes.0.body}", "value": None},
+            {"name": "written at", "expr": "{c2.notes.0.created_at}", "value": None},
+            {"name": "notes in all", "expr": "{c2.total}", "value": None},
+        ]}], checks=["{c1.total} == 1", "{c2.total} == 1 or {c2.notes.0.created_at} != {c2.notes.1.created_at}"])
+
+
+FIRST_NAMES = ("Priya", "Marco", "Lena", "Tomas", "Aisha", "Jonas", "Mei", "Diego", "Sofia", "Kwame")
+LAST_NAMES = ("Okafor", "Lindqvist", "Tanaka", "Moreau", "Haddad", "Novak", "Castillo", "Brennan", "Iyer", "Kowalski")
+TITLES = ("Head of Operations", "IT Director", "VP Finance", "Procurement Manager", "CTO")
+NEW_COMPANIES = (
+    ("Blue Harbor Analytics", "software", "blueharbor.io", "United States"),
+    ("Kestrel Logistics", "logistics", "kestrel-logistics.com", "Germany"),
+    ("Maple Grove Foods", "retail", "maplegrovefoods.ca", "Canada"),
+    ("Solent Marine Supply", "manufacturing", "solentmarine.co.uk", "United Kingdom"),
+    ("Aurora Health Partners", "healthcare", "aurorahealth.org", "United States"),
+    ("Tidewater Credit Union", "finance", "tidewatercu.com", "United States"),
+)
+DEAL_NAMES = ("Platform", "Pilot", "Analytics add-on", "Enterprise plan")
+
+
+def _new_person(view: WorldView, rng: random.Random, domain: str) -> tuple[str, str, str] | None:
+    """A first name, last name and email at `domain` that no contact or lead has."""
+    first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+    email = f"{first}.{last}@{domain}".lower()
+    for tool in ("search_contacts", "search_leads"):
+        if view.read(SERVER, tool, query=email, per_page=1)["total"]:
+            return None
+    return first, last, email
+
+
+@dataclass(frozen=True)
+class NewProspect:
+    """A company new to the CRM, its first contact, and an opening deal."""
+
+    company: str
+    industry: str
+    domain: str
+    country: str
+    first: str
+    last: str
+    email: str
+    title: str
+    deal: str
+    amount: int
+    close: str
+
+    @classmethod
+    def sample(cls, view: WorldView, rng: random.Random) -> NewProspect | None:
+        company, industry, domain, country = rng.choice(NEW_COMPANIES)
+        if view.read(SERVER, "search_accounts", query=company, per_page=1)["total"]:
+            return None
+        person = _new_person(view, rng, domain)
+        if person is None:
+            return None
+        return cls(company, industry, domain, country, *person, rng.choice(TITLES),
+                   f"{company} - {rng.choice(DEAL_NAMES)}", rng.choice((10000, 18000, 25000, 40000, 60000)), _later(view, rng))
+
+    @property
+    def key(self) -> str:
+        return f"{self.company}|{self.email}|{self.deal}|{self.amount}|{self.close}"
+
+    def account_and_contact(self) -> list[dict[str, Any]]:
+        """Calls c1-c2: create the account, then the contact at it."""
+        return [
+            {"id": "c1", "tool": "create_account", "arguments": {
+                "name": self.company, "industry": self.industry, "domain": self.domain, "country": self.country}},
+            {"id": "c2", "tool": "create_contact", "arguments": {
+                "first_name": self.first, "last_name": self.last, "email": self.email, "title": self.title},
+             "bind": {"account_id": "{c1.id}"}},
+        ]
+
+    def opportunity(self) -> dict[str, Any]:
+        """Call c3: the opening deal, with the new contact as primary."""
+        return {"id": "c3", "tool": "create_opportunity", "arguments": {
+            "name": self.deal, "amount": self.amount, "close_date": f"{self.close}T00:00:00Z"},
+            "bind": {"account_id": "{c1.id}", "contact_id": "{c2.id}"}}
+
+
+class NewAccountSetup(_Retrying):
+    """Set up a new prospect: the account, its first contact, and an opening deal with that
+    contact as primary."""
+
+    name = "crm.new-account-setup"
+    servers = (SERVER,)
+    kind = "write"
+
+    def attempt(self, view: WorldView, rng: random.Random) -> Draft | None:
+        p = NewProspect.sample(view, rng)
+        if p is None:
+            return None
+        user = [
+            f"We just started talking to {p.company} ({p.industry}, {p.domain}, based in {p.country}). Create the account, add {p.first} {p.last} ({p.email}), their {p.title}, as a contact, and open a {_money(p.amount)} opportunity called \"{p.deal}\" closing {p.close} with {p.first} as the primary contact.",
+            f"Set up {p.company} in the CRM: a prospect account (industry {p.industry}, domain {p.domain}, country {p.country}), a contact {p.first} {p.last}, {p.title}, email {p.email}, and a new-business deal \"{p.deal}\" worth {_money(p.amount)}, expected to close on {p.close}, with {p.first} as primary contact.",
+        ]
+        return Draft(family=self.name, key=p.key, writes=True,
+                     turns=[{"user": user, "calls": [*p.account_and_contact(), p.opportunity()], "facts": []}])
+
+
+class NewAccountThenDeal(_Retrying):
+    """Two turns: add a new prospect account with its first contact, then open a deal there
+    with that contact as primary."""
+
+    name = "crm.new-account-then-deal"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def attempt(self, view: WorldView, rng: random.Random) -> Draft | None:
+        p = NewProspect.sample(view, rng)
+        if p is None:
+            return None
+        first = [
+            f"Add {p.company} as a new account ({p.industry}, {p.domain}, {p.country}) and {p.first} {p.last}, their {p.title}, as a contact there: {p.email}.",
+            f"Please create the account {p.company} (industry {p.industry}, domain {p.domain}, country {p.country}) with a contact {p.first} {p.last} ({p.title}, {p.email}).",
+        ]
+        second = [
+            f"Now open a {_money(p.amount)} opportunity there called \"{p.deal}\", closing {p.close}, with {p.first} as the primary contact.",
+            f"They want a proposal: create the deal \"{p.deal}\" at that account for {_money(p.amount)}, expected close {p.close}, primary contact {p.first} {p.last}.",
+        ]
+        return Draft(family=self.name, key=p.key, writes=True, turns=[
+            {"user": first, "calls": p.account_and_contact(), "facts": []},
+            {"user": second, "calls": [p.opportunity()], "facts": []},
+        ])
+
+
+class NewLeadThenTask(_Retrying):
+    """Two turns: add someone the user met as a lead (after checking they are not already a
+    contact or lead), then set a follow-up task on that lead."""
+
+    name = "crm.new-lead-then-task"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def attempt(self, view: WorldView, rng: random.Random) -> Draft | None:
+        company, industry, domain, _ = rng.choice(NEW_COMPANIES)
+        person = _new_person(view, rng, domain)
+        if person is None:
+            return None
+        first_name, last_name, email = person
+        title, rating = rng.choice(TITLES), rng.choice(("hot", "warm", "cold"))
+        subject, due = f"Follow up with {first_name}", _later(view, rng)
+        first = [
+            f"I met {first_name} {last_name}, {title} at {company} ({industry}), at a conference: {email}. Check we don't have them yet, then add them as a {rating} lead from an event.",
+            f"Add a {rating} lead from the trade show: {first_name} {last_name} ({email}), {title} at {company}, industry {industry}. Make sure they aren't already a contact or lead first.",
+        ]
+        second = [
+            f"Set a task on that lead, \"{subject}\", due {due}.",
+            f"Please add a to-do for that lead called \"{subject}\" with a due date of {due}.",
+        ]
+        return Draft(family=self.name, key=f"{email}|{rating}|{due}", writes=True, turns=[
+            {"user": first, "calls": [
+                {"id": "c1", "tool": "search_contacts", "arguments": {"query": email, "per_page": 5}},
+                {"id": "c2", "tool": "search_leads", "arguments": {"query": email, "per_page": 5}},
+                {"id": "c3", "tool": "create_lead", "arguments": {
+                    "first_name": first_name, "last_name": last_name, "email": email, "company": company,
+                    "title": title, "industry": industry, "source": "event", "rating": rating}},
+            ], "facts": []},
+            {"user": second, "calls": [
+                {"id": "c4", "tool": "log_activity", "arguments": {"type": "task", "subject": subject, "scheduled_at": f"{due}T00:00:00Z"},
+                 "bind": {"lead_id": "{c3.id}"}},
+            ], "facts": []},
+        ], checks=["{c1.total} == 0", "{c2.total} == 0"])
+
+
+class NewLeadUnlessKnown(_Retrying):
+    """Add someone the user met as a lead, unless they already are a contact or an open lead;
+    then say who owns them instead."""
+
+    name = "crm.new-lead-unless-known"
+    servers = (SERVER,)
+    kind = "conditional-write"
+
+    def attempt(self, view: WorldView, rng: random.Random) -> Draft | None:
+        source = rng.choice(("event", "referral", "web"))
+        rating = rng.choice(("hot", "warm"))
+        if rng.random() < 0.5:
+            contacts = view.read(SERVER, "search_contacts", per_page=50, page=rng.randint(1, 8))["contacts"]
+            if not contacts:
+                return None
+            known = rng.choice(contacts)
+            if view.read(SERVER, "search_leads", query=known["email"], status=["new", "working", "nurturing"], per_page=1)["total"]:
+                return None
+            first, last, email, company = known["first_name"], known["last_name"], known["email"], known["account_name"]
+            calls: list[dict[str, Any]] = [{"id": "c1", "tool": "find_contact_by_email", "arguments": {"email": email}}]
+            facts = [{"name": "already a contact, owned by", "expr": "{c1.owner_name}", "value": None}]
+            checks, writes = [], False
+        else:
+            company, _, domain, _ = rng.choice(NEW_COMPANIES)
+            person = _new_person(view, rng, domain)
+            if person is None:
+                return None
+            first, last, email = person
+            calls = [
+                {"id": "c1", "tool": "search_contacts", "arguments": {"query": email, "per_page": 5}},
+                {"id": "c2", "tool": "search_leads", "arguments": {"query": email, "per_page": 5}},
+                {"id": "c3", "tool": "create_lead", "arguments": {
+                    "first_name": first, "last_name": last, "email": email, "company": company, "source": source, "rating": rating}},
+            ]
+            facts, checks, writes = [], ["{c1.total} == 0", "{c2.total} == 0"], True
+        how = {"event": "at a trade show", "referral": "through a customer referral", "web": "through our website"}[source]
+        user = [
+            f"I met {first} {last} ({email}) from {company} {how}. If they're not in the CRM yet as a contact or lead, add them as a {rating} lead from source '{source}'; if they are, tell me who owns them.",
+            f"Add {first} {last} of {company}, email {email}, as a new {rating} lead (source: {source}) unless we already have them as a contact or lead; in that case just tell me the owner.",
+        ]
+        return Draft(family=self.name, key=f"{email}|{source}|{rating}", writes=writes,
+                     turns=[{"user": user, "calls": calls, "facts": facts}], checks=checks)
+
+
 CRM_FAMILIES = (
     WonRevenueComparison(),
     OwnerWinRate(),
@@ -885,4 +1268,12 @@ CRM_FAMILIES = (
     BiggestOpenDealThenAct(),
     LeadStatusThenAct(),
     ContactLookup(),
+    CompleteTask(),
+    OldestTaskThenComplete(),
+    TaskPersonLookup(),
+    LatestAccountNote(),
+    NewAccountSetup(),
+    NewAccountThenDeal(),
+    NewLeadThenTask(),
+    NewLeadUnlessKnown(),
 )

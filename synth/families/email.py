@@ -1,7 +1,12 @@
 """Email task families: label volume between months, a monthly series, the first or last
-attachment of a month, a company's most active contact, filing and forwarding a message the
-user names, a conditional follow-up flag, and two two-turn tasks ("who wrote last, then
-reply to that one"; "how long is that thread, then file it")."""
+attachment of a month, a company's most active contact, the mailbox and a label at a glance, a
+contact known by address, filing and forwarding a message the user names, a conditional
+follow-up flag, a refused permanent deletion outside the trash, and two-turn tasks: "who wrote
+last, then reply to that one", "how long is that thread, then file it", "label counts, then
+rename, delete and create labels", "history with a contact, then a new email", "draft, then
+edit and send", "which drafts, then send one and discard another", "what's in the trash, then
+restore one and purge another" and "that unread email, then mark its thread read (and
+archive it)"."""
 
 from __future__ import annotations
 
@@ -608,6 +613,397 @@ class ThreadThenFile(Family):
         )
 
 
+class MailboxOverview(Family):
+    """Who the mailbox belongs to, how many unread messages wait in the inbox, and how many
+    messages carry a label (total and unread)."""
+
+    name = "email.mailbox-overview"
+    servers = (SERVER,)
+    kind = "lookup"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        labels = view.read(SERVER, "list_labels")["labels"]
+        index = rng.choice([i for i, label in enumerate(labels) if label["type"] == "user" and label["messages_total"]])
+        label = labels[index]["name"]
+        user = [
+            f"Which address am I signed in with, how many unread emails are in my inbox, and how many messages carry the {label} label (and how many of those are unread)?",
+            f"Quick mailbox check: my email address, the number of unread messages in the inbox, and the total and unread counts under {label}.",
+            f"Tell me the account I'm using, my inbox's unread count, and for the label {label}: how many messages, how many unread?",
+        ]
+        return Draft(family=self.name, key=f"label:{label}", turns=[{"user": user, "calls": [
+            {"id": "c1", "tool": "get_profile", "arguments": {}},
+            {"id": "c2", "tool": "list_labels", "arguments": {}},
+        ], "facts": [
+            {"name": "my address", "expr": "{c1.email}", "value": None},
+            {"name": "unread in the inbox", "expr": "{c1.inbox_unread}", "value": None},
+            {"name": f"messages labelled {label}", "expr": f"{{c2.labels.{index}.messages_total}}", "value": None},
+            {"name": f"unread messages labelled {label}", "expr": f"{{c2.labels.{index}.messages_unread}}", "value": None},
+        ]}], checks=[f"{{c2.labels.{index}.name}} == {label!r}"])
+
+
+NEW_LABELS = ("Projects/Harbor", "Legal", "Travel", "Partners", "Board", "Hiring", "Projects/Phoenix")
+RENAMES = {"Follow-up": "To do", "Receipts": "Expenses", "Newsletters": "Reading", "Internal": "Team",
+           "Meetings": "Calendar", "Projects/Atlas": "Projects/Atlas (done)", "Projects/Migration": "Archive/Migration",
+           "Renewals": "Contracts/Renewals", "Invoices": "Billing"}
+"""User label -> the new name a user gives it."""
+
+
+class LabelCleanup(Family):
+    """Two turns: the mailbox's size and two user labels' message counts; then rename the one,
+    delete the other (its messages stay) and create a new label."""
+
+    name = "email.label-cleanup"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        labels = view.read(SERVER, "list_labels")["labels"]
+        taken = {label["name"].lower() for label in labels}
+        renamable = [i for i, label in enumerate(labels) if label["type"] == "user" and label["name"] in RENAMES
+                     and RENAMES[label["name"]].lower() not in taken]
+        users = [i for i, label in enumerate(labels) if label["type"] == "user"]
+        fresh = [name for name in NEW_LABELS if name.lower() not in taken]
+        if not renamable or len(users) < 2 or not fresh:
+            return None
+        kept = rng.choice(renamable)
+        dropped = rng.choice([i for i in users if i != kept])
+        old, gone, created = labels[kept]["name"], labels[dropped]["name"], rng.choice(fresh)
+        new = RENAMES[old]
+        first = [
+            f"How many messages are in my mailbox altogether, and how many carry the {old} label and the {gone} label?",
+            f"Give me the total number of messages in my mailbox and the message counts of my labels {old} and {gone}.",
+            f"I'm tidying my labels. First: total messages in the mailbox, and how many are under {old} and under {gone}?",
+        ]
+        second = [
+            f"OK. Rename {old} to \"{new}\", delete the {gone} label (keep the emails themselves), and create a new label \"{created}\".",
+            f"Please call the {old} label \"{new}\" from now on, remove the label {gone} but not its messages, and add a label named \"{created}\".",
+            f"Go ahead: {old} becomes \"{new}\", {gone} goes away (messages stay), and I want a new \"{created}\" label.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"{old}|{gone}|{created}",
+            writes=True,
+            turns=[
+                {"user": first, "calls": [
+                    {"id": "c1", "tool": "get_profile", "arguments": {}},
+                    {"id": "c2", "tool": "list_labels", "arguments": {}},
+                ], "facts": [
+                    {"name": "messages in the mailbox", "expr": "{c1.messages_total}", "value": None},
+                    {"name": f"messages labelled {old}", "expr": f"{{c2.labels.{kept}.messages_total}}", "value": None},
+                    {"name": f"messages labelled {gone}", "expr": f"{{c2.labels.{dropped}.messages_total}}", "value": None},
+                ]},
+                {"user": second, "calls": [
+                    {"id": "c3", "tool": "rename_label", "arguments": {"name": new}, "bind": {"label_id": f"{{c2.labels.{kept}.id}}"}},
+                    {"id": "c4", "tool": "delete_label", "bind": {"label_id": f"{{c2.labels.{dropped}.id}}"}},
+                    {"id": "c5", "tool": "create_label", "arguments": {"name": created}},
+                ], "facts": []},
+            ],
+            checks=[f"{{c2.labels.{kept}.name}} == {old!r}", f"{{c2.labels.{dropped}.name}} == {gone!r}"],
+        )
+
+
+NEW_SUBJECTS = ("Catch-up next week", "Quick question about the proposal", "Follow-up on our call", "Agenda for Thursday",
+                "Updated timeline")
+NEW_BODIES = ("Hi, do you have 30 minutes next week to go over the open points?",
+              "Hello, could you send me the latest version when you get a chance? Thanks.",
+              "Thanks for the call today. I'll share the notes by tomorrow.",
+              "Hi, here is the plan we discussed; let me know if anything is missing.")
+
+
+def _contact_named(person: dict[str, Any], kind: str) -> str:
+    return f"{person['name']} from {person['organization_name']}" if kind == "customer" else f"my colleague {person['name']}"
+
+
+class ContactThenEmail(Family):
+    """Two turns: how much mail was exchanged with a contact and when the latest was; then a
+    new email to them with a subject and text the user dictates."""
+
+    name = "email.contact-then-email"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        kind = rng.choice(("customer", "customer", "colleague"))
+        person = _named_contact(view, rng, kind)
+        if person is None:
+            return None
+        subject, body = rng.choice(NEW_SUBJECTS), rng.choice(NEW_BODIES)
+        who = _contact_named(person, kind)
+        first = [
+            f"How many emails have {who} and I exchanged, and when was the latest one?",
+            f"When did I last exchange mail with {who}, and how many messages have gone between us?",
+            f"Check my history with {who}: number of emails between us and the date of the most recent.",
+        ]
+        second = [
+            f"Send them a new email with the subject \"{subject}\" saying: \"{body}\"",
+            f"Please write to them. Subject: \"{subject}\". Text: \"{body}\"",
+            f"Email them now - subject \"{subject}\", body \"{body}\"",
+        ]
+        return Draft(family=self.name, key=f"contact:{person['email']}|{subject}", writes=True, checks=["{c1.total} == 1"],
+                     turns=[
+                         {"user": first, "calls": [
+                             {"id": "c1", "tool": "list_contacts", "arguments": {"query": person["name"]}},
+                         ], "facts": [
+                             {"name": "emails exchanged", "expr": "{c1.contacts.0.message_count}", "value": None},
+                             {"name": "latest email", "expr": "{c1.contacts.0.last_message_at}", "value": None},
+                         ]},
+                         {"user": second, "calls": [
+                             {"id": "c2", "tool": "send_message", "arguments": {"subject": subject, "body": body},
+                              "bind": {"to": "[{c1.contacts.0.email}]"}},
+                         ], "facts": []},
+                     ])
+
+
+class DraftThenSend(Family):
+    """Two turns: save a draft to a contact, then change its text and send it."""
+
+    name = "email.draft-then-send"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        kind = rng.choice(("customer", "colleague"))
+        person = _named_contact(view, rng, kind)
+        if person is None:
+            return None
+        subject = rng.choice(NEW_SUBJECTS)
+        body, final = rng.sample(NEW_BODIES, 2)
+        who = _contact_named(person, kind)
+        first = [
+            f"Draft an email to {who} with the subject \"{subject}\" and the text \"{body}\", but don't send it yet.",
+            f"Prepare (don't send) a message to {who}: subject \"{subject}\", body \"{body}\".",
+            f"Save a draft for {who}, subject \"{subject}\", saying \"{body}\". I'll check it before it goes out.",
+        ]
+        second = [
+            f"Change the text of that draft to \"{final}\" and send it.",
+            f"Actually, replace the body with \"{final}\", then send the draft.",
+            f"Update that draft so it reads \"{final}\" and send it off.",
+        ]
+        return Draft(family=self.name, key=f"contact:{person['email']}|{subject}", writes=True, checks=["{c1.total} == 1"],
+                     turns=[
+                         {"user": first, "calls": [
+                             {"id": "c1", "tool": "list_contacts", "arguments": {"query": person["name"]}},
+                             {"id": "c2", "tool": "create_draft", "arguments": {"subject": subject, "body": body},
+                              "bind": {"to": "[{c1.contacts.0.email}]"}},
+                         ], "facts": []},
+                         {"user": second, "calls": [
+                             {"id": "c3", "tool": "update_draft", "arguments": {"body": final}, "bind": {"draft_id": "{c2.id}"}},
+                             {"id": "c4", "tool": "send_draft", "bind": {"draft_id": "{c2.id}"}},
+                         ], "facts": []},
+                     ])
+
+
+def _single(view: WorldView, search: dict[str, Any]) -> bool:
+    """Whether a search finds exactly one message."""
+    return bool(view.read(SERVER, "search_messages", **search)["total"] == 1)
+
+
+class DraftsReview(Family):
+    """Two turns: how many unsent drafts there are and the newest one's subject; then send one
+    draft and discard another, both named by subject."""
+
+    name = "email.drafts-review"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        drafts = [d for d in view.read(SERVER, "search_messages", label="DRAFT", per_page=100)["messages"] if d["subject"]]
+        ready = [d for d in drafts if d["to"]]
+        if not ready or len(drafts) < 2:
+            return None
+        sent = rng.choice(ready)
+        dropped = rng.choice([d for d in drafts if d["id"] != sent["id"]])
+        send, drop = ({"label": "DRAFT", "subject": d["subject"], "per_page": 2} for d in (sent, dropped))
+        if not (_single(view, send) and _single(view, drop)):
+            return None
+        first = [
+            "How many unsent drafts do I have, and what's the subject of the most recent one?",
+            "Do I have drafts lying around? Give me the count and the newest one's subject.",
+            "Count my drafts and tell me the subject of the latest.",
+        ]
+        second = [
+            f"Send the draft \"{sent['subject']}\" as it is, and throw away the draft \"{dropped['subject']}\".",
+            f"Please send \"{sent['subject']}\" unchanged and discard \"{dropped['subject']}\".",
+            f"\"{sent['subject']}\" can go out as written; delete the \"{dropped['subject']}\" draft.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"send:{sent['id']}|drop:{dropped['id']}",
+            writes=True,
+            turns=[
+                {"user": first, "calls": [
+                    {"id": "c1", "tool": "search_messages", "arguments": {"label": "DRAFT", "per_page": 2}},
+                ], "facts": [
+                    {"name": "drafts", "expr": "{c1.total}", "value": None},
+                    {"name": "newest draft's subject", "expr": "{c1.messages.0.subject}", "value": None},
+                ]},
+                {"user": second, "calls": [
+                    {"id": "c2", "tool": "search_messages", "arguments": send},
+                    {"id": "c3", "tool": "send_draft", "bind": {"draft_id": "{c2.messages.0.id}"}},
+                    {"id": "c4", "tool": "search_messages", "arguments": drop},
+                    {"id": "c5", "tool": "delete_draft", "bind": {"draft_id": "{c4.messages.0.id}"}},
+                ], "facts": []},
+            ],
+            checks=["{c1.total} == 1 or {c1.messages.0.date} != {c1.messages.1.date}", "{c1.messages.0.subject} != ''"],
+        )
+
+
+class TrashReview(Family):
+    """Two turns: how many messages are in the trash and who sent the newest; then restore one
+    trashed message and delete another for good, both named by sender, subject and day."""
+
+    name = "email.trash-review"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        trashed = [m for m in view.read(SERVER, "search_messages", label="TRASH", per_page=100)["messages"]
+                   if m["sender"]["name"]]
+        named = [m for m in trashed if _single(view, {**_lookup_arguments(m), "label": "TRASH"})]
+        if len(named) < 2:
+            return None
+        restored, purged = rng.sample(named, 2)
+        first = [
+            "How many emails are in my trash, and who sent the most recent one?",
+            "What's in the trash? Give me the number of messages and the sender of the newest.",
+            "Count the messages in my trash and tell me who sent the latest of them.",
+        ]
+
+        owner = _owner_email(view)
+
+        def named_as(m: dict[str, Any]) -> str:
+            whose = "my" if m["sender"]["email"] == owner else f"{m['sender']['name']}'s"
+            return f"{whose} \"{m['subject']}\" from {_spoken(_day(m['date']))}"
+
+        second = [
+            f"Restore {named_as(restored)}; it was trashed by mistake. And delete {named_as(purged)} permanently.",
+            f"Please take {named_as(restored)} back out of the trash, and erase {named_as(purged)} for good.",
+            f"Two things: un-trash {named_as(restored)}, and permanently delete {named_as(purged)}.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"restore:{restored['id']}|purge:{purged['id']}",
+            writes=True,
+            turns=[
+                {"user": first, "calls": [
+                    {"id": "c1", "tool": "search_messages", "arguments": {"label": "TRASH", "per_page": 2}},
+                ], "facts": [
+                    {"name": "messages in the trash", "expr": "{c1.total}", "value": None},
+                    {"name": "sender of the newest", "expr": "{c1.messages.0.sender.name}", "value": None},
+                ]},
+                {"user": second, "calls": [
+                    {"id": "c2", "tool": "search_messages", "arguments": {**_lookup_arguments(restored), "label": "TRASH"}},
+                    {"id": "c3", "tool": "untrash_messages", "bind": {"message_id": "{c2.messages.0.id}"}},
+                    {"id": "c4", "tool": "search_messages", "arguments": {**_lookup_arguments(purged), "label": "TRASH"}},
+                    {"id": "c5", "tool": "delete_permanently", "bind": {"message_id": "{c4.messages.0.id}"}},
+                ], "facts": []},
+            ],
+            checks=["{c1.total} == 1 or {c1.messages.0.date} != {c1.messages.1.date}"],
+        )
+
+
+class PurgeOutsideTrash(Family):
+    """Asked to delete for good a message that is not in the trash: permanent deletion only
+    empties the trash, so the right outcome is a refusal, no change, and the message's details."""
+
+    name = "email.purge-outside-trash"
+    servers = (SERVER,)
+    kind = "policy"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        message = _incoming_message(view, rng)
+        if message is None:
+            return None
+        who, subject, day = message["sender"]["name"], message["subject"], _spoken(_day(message["date"]))
+        user = [
+            f"Permanently delete the email \"{subject}\" that {who} sent me on {day}, skipping the trash. If that isn't possible, tell me how many messages its conversation has.",
+            f"Erase {who}'s message \"{subject}\" from {day} for good right away (not via the trash). If you can't, just tell me how long its thread is.",
+        ]
+        return Draft(family=self.name, key=f"message:{message['id']}", checks=["{c1.total} == 1"], turns=[{"user": user, "calls": [
+            _lookup_call(message),
+            {"id": "c2", "tool": "get_thread", "bind": {"thread_id": "{c1.messages.0.thread_id}"}},
+        ], "facts": [{"name": "messages in the conversation", "expr": "{c2.message_count}", "value": None}]}])
+
+
+class ReadThenMarkRead(Family):
+    """Two turns: an unread email the user names (sender, subject, day) - what it says, its
+    attachments and its conversation's length; then mark that whole conversation read, and
+    archive it when it is in the inbox and the user asks."""
+
+    name = "email.read-then-mark-read"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        message = _incoming_message(view, rng, is_unread=True)
+        if message is None:
+            return None
+        who, subject, day = message["sender"]["name"], message["subject"], _spoken(_day(message["date"]))
+        archive = "INBOX" in message["labels"] and rng.random() < 0.5
+        first = [
+            f"I haven't opened the email \"{subject}\" that {who} sent me on {day}. How many files are attached to it, and how many messages are in its conversation?",
+            f"{who}'s message \"{subject}\" from {day} is still unread. Does it carry attachments (how many), and how long is that thread?",
+            f"Open the unread \"{subject}\" email from {who} ({day}) for me: number of attachments and number of messages in the conversation.",
+        ]
+        also = " Then archive it." if archive else ""
+        second = [
+            f"Thanks. Mark that whole conversation as read. How many messages did that change?{also}",
+            f"Please mark every message in that thread read and tell me how many were still unread.{also}",
+            f"Set that conversation to read, all of it, and say how many messages it changed.{also}",
+        ]
+        calls: list[dict[str, Any]] = [
+            {"id": "c4", "tool": "mark_read", "arguments": {"read": True}, "bind": {"thread_id": "{c3.id}"}},
+        ]
+        if archive:
+            calls.append({"id": "c5", "tool": "archive_messages", "bind": {"thread_id": "{c3.id}"}})
+        return Draft(
+            family=self.name,
+            key=f"thread:{message['thread_id']}|{archive}",
+            writes=True,
+            turns=[
+                {"user": first, "calls": [
+                    _lookup_call(message),
+                    {"id": "c2", "tool": "get_message", "bind": {"message_id": "{c1.messages.0.id}"}},
+                    {"id": "c3", "tool": "get_thread", "bind": {"thread_id": "{c2.thread_id}"}},
+                ], "facts": [
+                    {"name": "attachments", "expr": "{c2.attachment_count}", "value": None},
+                    {"name": "messages in the conversation", "expr": "{c3.message_count}", "value": None},
+                ]},
+                {"user": second, "calls": calls, "facts": [
+                    {"name": "messages marked read", "expr": "{c4.changed}", "value": None},
+                ]},
+            ],
+            checks=["{c1.total} == 1"],
+        )
+
+class ContactByAddress(Family):
+    """A contact known only by email address: who they are, their company, how many messages
+    were exchanged and when the latest was."""
+
+    name = "email.contact-by-address"
+    servers = (SERVER,)
+    kind = "lookup"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        people = [c for c in _contacts(view, rng, rng.choice(("customer", "colleague"))) if c["name"] and c["message_count"]]
+        if not people:
+            return None
+        email = rng.choice(people)["email"]
+        user = [
+            f"Who is {email}? Give me their name and company, how many emails we've exchanged, and when the latest one was.",
+            f"Look up {email} in my contacts: name, organisation, number of messages between us and the date of the most recent.",
+            f"I got a note from {email}. Who's that (name, company), how much have we emailed (message count) and when did we last exchange mail?",
+        ]
+        return Draft(family=self.name, key=f"contact:{email}", turns=[{"user": user, "calls": [
+            {"id": "c1", "tool": "lookup_contact", "arguments": {"email": email}},
+        ], "facts": [
+            {"name": "name", "expr": "{c1.name}", "value": None},
+            {"name": "company", "expr": "{c1.organization_name}", "value": None},
+            {"name": "messages exchanged", "expr": "{c1.message_count}", "value": None},
+            {"name": "latest message", "expr": "{c1.last_message_at}", "value": None},
+        ]}])
+
+
 EMAIL_FAMILIES = (
     LabelMonthChange(),
     MonthlySeries(),
@@ -618,4 +1014,13 @@ EMAIL_FAMILIES = (
     ConditionalFollowUp(),
     LatestThenReply(),
     ThreadThenFile(),
+    MailboxOverview(),
+    ContactByAddress(),
+    PurgeOutsideTrash(),
+    LabelCleanup(),
+    ContactThenEmail(),
+    DraftThenSend(),
+    DraftsReview(),
+    TrashReview(),
+    ReadThenMarkRead(),
 )

@@ -1,5 +1,10 @@
-"""Finance task families: dividend and return comparisons, sector leaders with drill-down,
-monthly portfolio income series, trades, a conditional trim and a two-turn watchlist task.
+"""Finance task families: dividend, return and quote comparisons, sector leaders with
+drill-down, monthly portfolio income series, a month's trading range, a portfolio's value
+over a window, trades, opening a funded portfolio, a conditional trim and a conditional
+withdrawal, watchlists made from top holdings and pruned of the day's laggard, and two-turn
+tasks (add the day's top mover to a watchlist; review a watchlist, then delete it; find its
+laggard, then remove it; quote two companies, then watch them; check cash and a price, then
+top up and buy; check cash, then move some into a new portfolio).
 
 Users name what they know: company names (not always symbols), their work email, the name of
 their portfolio or watchlist, calendar years and months. Portfolio and watchlist ids come from
@@ -10,6 +15,7 @@ from __future__ import annotations
 
 import calendar
 import random
+from datetime import date, timedelta
 from typing import Any
 
 from mcpgym.synth.family import Draft, Family, WorldView, month_name, previous_month
@@ -591,6 +597,707 @@ class TopMoverToWatchlist(Family):
         )
 
 
+# ---------------------------------------------------------------- 7. market data: quotes and price bars
+
+
+QUOTE_METRICS = (
+    ("market_cap", "market capitalisation", "larger", "is worth more on the market"),
+    ("pe_ratio", "P/E ratio", "higher", "trades at the higher P/E"),
+    ("dividend_yield_percent", "dividend yield", "higher", "has the higher dividend yield"),
+    ("fifty_two_week_high", "52-week high", "higher", "has the higher 52-week high"),
+)
+
+
+class QuoteComparison(Family):
+    """Current quotes of two companies (by name): a metric of each and which is ahead."""
+
+    name = "finance.quote-comparison"
+    servers = (SERVER,)
+    kind = "comparison"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        named = _named(view)
+        if len(named) < 2:
+            return None
+        a, b = rng.sample(named, 2)
+        field_name, label, adjective, phrase = rng.choice(QUOTE_METRICS)
+        quotes = view.read(SERVER, "get_quotes", symbols=[a["symbol"], b["symbol"]])["quotes"]
+        values = [q[field_name] for q in quotes]
+        if None in values or values[0] == values[1]:
+            return None
+        best = 0 if values[0] > values[1] else 1
+        user = [
+            f"What are the current {label}s of {a['name']} and {b['name']}, and which one {phrase}?",
+            f"Pull up today's quotes for {a['name']} and {b['name']}: give me each {label} and tell me which is {adjective}.",
+            f"Compare {a['name']} with {b['name']} on {label} as of the latest close. Both figures, please, and which company {phrase}.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"{'|'.join(sorted((a['symbol'], b['symbol'])))}|{field_name}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "search_tickers", "arguments": {"query": a["name"], "per_page": 5}},
+                    {"id": "c2", "tool": "search_tickers", "arguments": {"query": b["name"], "per_page": 5}},
+                    {"id": "c3", "tool": "get_quotes", "bind": {"symbols": "[{c1.tickers.0.symbol}, {c2.tickers.0.symbol}]"}},
+                ],
+                "facts": [
+                    {"name": f"{a['name']} {label}", "expr": f"{{c3.quotes.0.{field_name}}}", "value": None},
+                    {"name": f"{b['name']} {label}", "expr": f"{{c3.quotes.1.{field_name}}}", "value": None},
+                    {"name": f"{adjective} {label}", "expr": f"{{c3.quotes.{best}.name}}", "value": None},
+                ],
+            }],
+            checks=["{c1.total} == 1", "{c2.total} == 1",
+                    f"{{c3.quotes.{best}.{field_name}}} > {{c3.quotes.{1 - best}.{field_name}}}"],
+        )
+
+
+HISTORY_MONTHS = 24
+"""How many whole months back from now a trading-range question may ask about."""
+
+
+class MonthlyPriceRange(Family):
+    """A company's trading range in one calendar month: highest high, lowest low, the month's
+    close and its change from the open, from one monthly price bar."""
+
+    name = "finance.monthly-price-range"
+    servers = (SERVER,)
+    kind = "aggregation"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        ticker = rng.choice(_named(view))
+        year, month = previous_month(view.now.year, view.now.month, rng.randint(1, HISTORY_MONTHS))
+        first, last = _month_days(year, month)
+        if view.read(SERVER, "get_company_profile", symbol=ticker["symbol"])["listed_on"] >= first:
+            return None  # listed during the month or later: no whole month of prices
+        args = {"interval": "1mo", "start": first, "end": last}
+        if len(view.read(SERVER, "get_price_history", symbol=ticker["symbol"], **args)["bars"]) != 1:
+            return None
+        company, when = ticker["name"], month_name(year, month)
+        user = [
+            f"What was {_possessive(company)} trading range in {when}? I need the highest and lowest price, where it closed the month, and the change from the month's opening price in percent.",
+            f"For {company} in {when}: the month's high, its low, the closing price on the last trading day, and how much it moved from the first day's open (%).",
+            f"Give me {company}'s price action for {when}: high, low, month-end close, and the percentage change open to close over the month.",
+        ]
+        bar = "{c2.bars.0"
+        return Draft(
+            family=self.name,
+            key=f"{ticker['symbol']}|{year}-{month:02d}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "search_tickers", "arguments": {"query": company, "per_page": 5}},
+                    {"id": "c2", "tool": "get_price_history", "arguments": args, "bind": {"symbol": "{c1.tickers.0.symbol}"}},
+                ],
+                "facts": [
+                    {"name": f"high in {when}", "expr": f"{bar}.high}}", "value": None},
+                    {"name": f"low in {when}", "expr": f"{bar}.low}}", "value": None},
+                    {"name": f"close at the end of {when}", "expr": f"{bar}.close}}", "value": None},
+                    {"name": "change from the month's open (%)",
+                     "expr": f"round(100 * ({bar}.close}} - {bar}.open}}) / {bar}.open}}, 2)", "value": None},
+                ],
+            }],
+            checks=["{c1.total} == 1", "len({c2.bars}) == 1"],
+        )
+
+
+# ---------------------------------------------------------------- 8. a portfolio's value over time
+
+
+HISTORY_WINDOWS = (
+    *((f"{y}", f"{y}-01-01", f"{y}-12-31") for y in (2021, 2022, 2023, 2024)),
+    *((f"the first half of {y}", f"{y}-01-01", f"{y}-06-30") for y in (2022, 2023, 2024, 2025)),
+    *((f"the second half of {y}", f"{y}-07-01", f"{y}-12-31") for y in (2021, 2022, 2023, 2024)),
+    ("the third quarter of 2025", "2025-07-01", "2025-09-30"),
+)
+
+
+class PortfolioValueChange(Family):
+    """How a named portfolio's value moved over a window: value at the start (the last close
+    before it) and at the end, net deposits in between and the market gain, from its
+    month-end value history."""
+
+    name = "finance.portfolio-value-change"
+    servers = (SERVER,)
+    kind = "aggregation"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        portfolio = rng.choice(_portfolios(view))
+        label, start, end = rng.choice(HISTORY_WINDOWS)
+        # month-end points from the last close before the window: its value at the start
+        before = str(date.fromisoformat(start) - timedelta(days=7))
+        if portfolio["created_at"][:10] >= before or end >= str(view.now.date()):
+            return None  # the window must fall wholly within the portfolio's life
+        email = portfolio["owner_email"]
+        index = _owned(view, email, portfolio["id"])
+        if index is None:
+            return None
+        args = {"interval": "1mo", "start": before, "end": end}
+        mine = f"my {portfolio['name']} portfolio" if portfolio["kind"] == "personal" else f"the {portfolio['name']} portfolio"
+        user = [
+            f"I'm {email}. How did {mine} do over {label}? Its value at the start and at the end, the net deposits in between, and the gain excluding those deposits.",
+            f"For {mine} ({email}), what was it worth at the beginning and the end of {label}, how much net cash went in, and what did the market add?",
+            f"Review {label} for {mine}, email {email}: opening value, closing value, net deposits or withdrawals, and the investment gain.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"portfolio:{portfolio['id']}|{start}|{end}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "list_portfolios", "arguments": {"owner_email": email}},
+                    {"id": "c2", "tool": "get_portfolio_history", "arguments": args,
+                     "bind": {"portfolio_id": f"{{c1.portfolios.{index}.id}}"}},
+                ],
+                "facts": [
+                    {"name": f"value at the start of {label}", "expr": "{c2.start_value}", "value": None},
+                    {"name": f"value at the end of {label}", "expr": "{c2.end_value}", "value": None},
+                    {"name": "net deposits", "expr": "{c2.net_flows}", "value": None},
+                    {"name": "investment gain", "expr": "{c2.gain}", "value": None},
+                ],
+            }],
+            checks=[f"{{c1.portfolios.{index}.name}} == {portfolio['name']!r}", f"{{c2.points.0.date}} < {start!r}"],
+        )
+
+
+# ---------------------------------------------------------------- 9. opening a portfolio, moving cash
+
+
+OPENING_NAMES = ("Brokerage", "Retirement", "College Fund", "Growth", "Dividend Income", "Rainy Day", "Index Core",
+                 "Kids' Savings", "House Deposit", "Value Picks")
+DEPOSITS = (5_000, 10_000, 15_000, 20_000, 25_000, 50_000, 100_000)
+
+
+class OpenPortfolioAndBuy(Family):
+    """Open a new personal portfolio for the user with a first deposit and buy a company's
+    shares in it; report the price, the cost and the cash left."""
+
+    name = "finance.open-portfolio-and-buy"
+    servers = (SERVER,)
+    kind = "write"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        owners = sorted({p["owner_email"] for p in _portfolios(view) if p["kind"] == "personal"})
+        email = rng.choice(owners)
+        investor = view.read(SERVER, "get_investor", email=email)
+        taken = {p["name"] for p in investor["portfolios"]}
+        name = rng.choice([n for n in OPENING_NAMES if n not in taken])
+        deposit = rng.choice(DEPOSITS)
+        ticker = rng.choice(_named(view))
+        affordable = [q for q in QUANTITIES if q * ticker["price"] <= 0.8 * deposit]
+        if not affordable:
+            return None
+        quantity = rng.choice(affordable)
+        company = ticker["name"]
+        user = [
+            f"I'm {email}. Open a new portfolio called '{name}' for me with ${deposit:,} and buy {quantity} shares of {company} in it. What did they cost per share and in total, and how much cash is left?",
+            f"Please set up a portfolio named {name} for {investor['name']} ({email}), fund it with {deposit:,} dollars, then buy {quantity} {company} shares. Tell me the price, the total cost and the remaining cash.",
+            f"New portfolio for me ({email}): name it '{name}', deposit ${deposit:,}, and use it to buy {quantity} shares of {company}. Report the execution price, what I paid in total and the cash balance afterwards.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"{email}|{name}|{ticker['symbol']}|{deposit}|{quantity}",
+            writes=True,
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "create_portfolio", "arguments": {"owner_email": email, "name": name, "initial_deposit": deposit}},
+                    {"id": "c2", "tool": "search_tickers", "arguments": {"query": company, "per_page": 5}},
+                    {"id": "c3", "tool": "buy_shares", "arguments": {"quantity": quantity},
+                     "bind": {"portfolio_id": "{c1.id}", "symbol": "{c2.tickers.0.symbol}"}},
+                ],
+                "facts": [
+                    {"name": "price per share", "expr": "{c3.transaction.price}", "value": None},
+                    {"name": "total cost", "expr": "abs({c3.transaction.amount})", "value": None},
+                    {"name": "cash left", "expr": "{c3.cash}", "value": None},
+                ],
+            }],
+            checks=["{c2.total} == 1", f"{{c1.cash}} == {deposit}"],
+        )
+
+
+WITHDRAWALS = (500, 1_000, 2_000, 2_500, 5_000, 7_500, 10_000, 15_000, 20_000, 25_000, 50_000, 100_000, 250_000)
+
+
+class ConditionalCashWithdrawal(Family):
+    """Withdraw an amount from a named portfolio only if its cash covers it with some to spare;
+    otherwise only report the cash balance. The withdrawal is in the ground truth only when the
+    condition holds in the world."""
+
+    name = "finance.conditional-cash-withdrawal"
+    servers = (SERVER,)
+    kind = "conditional-write"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        portfolio = rng.choice([p for p in _portfolios(view) if p["kind"] == "personal"])
+        email = portfolio["owner_email"]
+        index = _owned(view, email, portfolio["id"])
+        if index is None:
+            return None
+        cash = portfolio["cash"]
+        want_write = rng.random() < 0.5
+        holds = [a for a in WITHDRAWALS if cash >= 2 * a]
+        fails = [a for a in WITHDRAWALS if cash < 2 * a]
+        options = (holds if want_write else fails) or holds or fails
+        # amounts near half the balance make the test worth doing
+        amount = rng.choice(sorted(options, key=lambda a: (abs(2 * a - cash), a))[:3])
+        writes = amount in holds
+        where = f"my {portfolio['name']} portfolio"
+        user = [
+            f"I'm {email}. If {where} has at least twice ${amount:,} in cash, withdraw ${amount:,}; otherwise leave it. Either way, what's the cash balance now?",
+            f"Take ${amount:,} out of {where} ({email}), but only if that leaves at least as much cash behind. Tell me the cash balance afterwards.",
+            f"Cash check for {where}, email {email}: withdraw {amount:,} dollars if the cash on hand is at least double that, otherwise do nothing. What's the cash now?",
+        ]
+        calls: list[dict[str, Any]] = [{"id": "c1", "tool": "list_portfolios", "arguments": {"owner_email": email}}]
+        condition = f"{{c1.portfolios.{index}.cash}} >= {2 * amount}"
+        if writes:
+            calls.append({"id": "c2", "tool": "transfer_cash", "arguments": {"direction": "withdrawal", "amount": amount},
+                          "bind": {"portfolio_id": f"{{c1.portfolios.{index}.id}}"}})
+            facts = [{"name": "cash after the withdrawal", "expr": "{c2.cash}", "value": None}]
+        else:
+            facts = [{"name": "cash balance", "expr": f"{{c1.portfolios.{index}.cash}}", "value": None}]
+        return Draft(
+            family=self.name,
+            key=f"portfolio:{portfolio['id']}|{amount}",
+            writes=writes,
+            turns=[{"user": user, "calls": calls, "facts": facts}],
+            checks=[f"{{c1.portfolios.{index}.name}} == {portfolio['name']!r}",
+                    condition if writes else _negate(condition)],
+        )
+
+
+# ---------------------------------------------------------------- 10. watchlists: create, prune, delete
+
+
+WATCHLIST_NAMES = ("Core holdings", "My top positions", "Biggest bets", "Keep an eye on", "Portfolio leaders",
+                   "Main positions", "Largest holdings")
+
+
+class WatchlistFromTopHoldings(Family):
+    """Create a watchlist holding the three largest positions (by market value) of the user's
+    named portfolio."""
+
+    name = "finance.watchlist-from-top-holdings"
+    servers = (SERVER,)
+    kind = "write"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        portfolio = rng.choice(_portfolios(view))
+        email = portfolio["owner_email"]
+        index = _owned(view, email, portfolio["id"])
+        if index is None:
+            return None
+        values = [p["market_value"] for p in view.read(SERVER, "get_portfolio", portfolio_id=portfolio["id"])["positions"]]
+        if len(values) < 3 or len(set(values[:4])) < len(values[:4]):
+            return None  # fewer than three holdings, or a tie decides the top three
+        taken = {w["name"] for w in view.read(SERVER, "get_investor", email=email)["watchlists"]}
+        name = rng.choice([n for n in WATCHLIST_NAMES if n not in taken])
+        mine = f"my {portfolio['name']} portfolio" if portfolio["kind"] == "personal" else f"the {portfolio['name']} portfolio"
+        user = [
+            f"I'm {email}. Make me a new watchlist called '{name}' with the three biggest positions (by market value) in {mine}. Which symbols went on it?",
+            f"Create a watchlist named {name} for {email} containing the top three holdings of {mine} by current value, and tell me which companies those are.",
+            f"Could you start a '{name}' watchlist for me ({email}) with the three largest holdings of {mine}? List what you added.",
+        ]
+        top = "[{c2.positions.0.symbol}, {c2.positions.1.symbol}, {c2.positions.2.symbol}]"
+        checks = [f"{{c1.portfolios.{index}.name}} == {portfolio['name']!r}",
+                  "{c2.positions.1.market_value} < {c2.positions.0.market_value}",
+                  "{c2.positions.2.market_value} < {c2.positions.1.market_value}"]
+        if len(values) > 3:
+            checks.append("{c2.positions.3.market_value} < {c2.positions.2.market_value}")
+        return Draft(
+            family=self.name,
+            key=f"portfolio:{portfolio['id']}",
+            writes=True,
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "list_portfolios", "arguments": {"owner_email": email}},
+                    {"id": "c2", "tool": "get_portfolio", "bind": {"portfolio_id": f"{{c1.portfolios.{index}.id}}"}},
+                    {"id": "c3", "tool": "create_watchlist", "arguments": {"owner_email": email, "name": name},
+                     "bind": {"symbols": top}},
+                ],
+                "facts": [
+                    {"name": "largest holding", "expr": "{c2.positions.0.name}", "value": None},
+                    {"name": "second largest holding", "expr": "{c2.positions.1.name}", "value": None},
+                    {"name": "third largest holding", "expr": "{c2.positions.2.name}", "value": None},
+                    {"name": "symbols on the new watchlist", "expr": "{c3.symbols}", "value": None},
+                ],
+            }],
+            checks=checks,
+        )
+
+
+class Laggard:
+    """A watchlist with a unique worst mover of the latest trading day, as a user finds it:
+    their watchlists by email (c1), the watchlist's quotes (c2), the laggard's position."""
+
+    def __init__(self, view: WorldView, rng: random.Random) -> None:
+        self.watchlist = rng.choice(view.read(SERVER, "list_watchlists", per_page=100)["watchlists"])
+        self.email = self.watchlist["owner_email"]
+        mine = view.read(SERVER, "list_watchlists", owner_email=self.email, per_page=25)["watchlists"]
+        self.index = [w["id"] for w in mine].index(self.watchlist["id"])
+        self.entries = view.read(SERVER, "get_watchlist", watchlist_id=self.watchlist["id"])["entries"]
+        moves = [e["change_percent"] for e in self.entries]
+        self.worst = min(range(len(moves)), key=lambda i: moves[i] if moves[i] is not None else 0.0)
+        self.ok = len(moves) >= 3 and None not in moves and moves.count(moves[self.worst]) == 1
+
+    def calls(self) -> list[dict[str, Any]]:
+        return [
+            {"id": "c1", "tool": "list_watchlists", "arguments": {"owner_email": self.email}},
+            {"id": "c2", "tool": "get_watchlist", "bind": {"watchlist_id": f"{{c1.watchlists.{self.index}.id}}"}},
+        ]
+
+    def removal(self, call_id: str) -> dict[str, Any]:
+        return {"id": call_id, "tool": "remove_from_watchlist",
+                "bind": {"watchlist_id": f"{{c1.watchlists.{self.index}.id}}",
+                         "symbols": f"[{{c2.entries.{self.worst}.symbol}}]"}}
+
+    def facts(self) -> list[dict[str, Any]]:
+        return [
+            {"name": "worst performer", "expr": f"{{c2.entries.{self.worst}.name}}", "value": None},
+            {"name": "its change (%)", "expr": f"{{c2.entries.{self.worst}.change_percent}}", "value": None},
+        ]
+
+    def checks(self) -> list[str]:
+        """The watchlist is the one named, and no other symbol did as badly."""
+        checks = [f"{{c1.watchlists.{self.index}.name}} == {self.watchlist['name']!r}",
+                  f"len({{c2.entries}}) == {len(self.entries)}"]
+        return checks + [f"{{c2.entries.{self.worst}.change_percent}} < {{c2.entries.{i}.change_percent}}"
+                         for i in range(len(self.entries)) if i != self.worst]
+
+
+class DropWatchlistLaggard(Family):
+    """Remove the symbol of the user's named watchlist that fell the most on the latest trading
+    day; report it and how many symbols remain."""
+
+    name = "finance.drop-watchlist-laggard"
+    servers = (SERVER,)
+    kind = "write"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        found = Laggard(view, rng)
+        if not found.ok:
+            return None
+        email, name = found.email, found.watchlist["name"]
+        user = [
+            f"I'm {email}. On my '{name}' watchlist, drop whichever stock fell the most on the latest trading day. Which one was it, how much did it lose, and how many symbols are left?",
+            f"Remove the worst performer of the last session from my {name} watchlist ({email}). Tell me the company, its % change and the number of symbols remaining.",
+            f"Prune my '{name}' watchlist (email {email}): take off the stock with the biggest one-day drop (or smallest gain). Name it, give its move, and say how many symbols remain.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"watchlist:{found.watchlist['id']}",
+            writes=True,
+            turns=[{
+                "user": user,
+                "calls": [*found.calls(), found.removal("c3")],
+                "facts": [*found.facts(), {"name": "symbols left", "expr": "len({c3.watchlist.symbols})", "value": None}],
+            }],
+            checks=found.checks(),
+        )
+
+
+class WatchlistReviewThenDelete(Family):
+    """Turn 1: the user's watchlists (by email) and the symbols on a named one with its best
+    mover of the day. Turn 2: delete that watchlist."""
+
+    name = "finance.watchlist-review-then-delete"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        watchlist = rng.choice(view.read(SERVER, "list_watchlists", per_page=100)["watchlists"])
+        email = watchlist["owner_email"]
+        investor = view.read(SERVER, "get_investor", email=email)
+        index = [w["id"] for w in investor["watchlists"]].index(watchlist["id"])
+        entries = view.read(SERVER, "get_watchlist", watchlist_id=watchlist["id"])["entries"]
+        moves = [e["change_percent"] for e in entries]
+        if len(entries) < 2 or None in moves:
+            return None
+        best = max(range(len(moves)), key=lambda i: moves[i])
+        if moves.count(moves[best]) > 1:
+            return None
+        name = watchlist["name"]
+        first = [
+            f"I'm {email}. How many watchlists do I have, how many symbols are on my '{name}' one, and which of them rose the most on the latest trading day?",
+            f"Look me up ({email}): number of watchlists I keep, the symbol count of '{name}', and its best performer in the last session.",
+            f"For {email}: how many watchlists, how big is the {name} watchlist, and which stock on it gained the most today?",
+        ]
+        second = [
+            f"I don't need '{name}' any more, please delete it.",
+            "Thanks. Go ahead and delete that watchlist.",
+            f"Okay, remove the {name} watchlist entirely.",
+        ]
+        checks = [f"{{c1.watchlists.{index}.name}} == {name!r}", f"len({{c2.entries}}) == {len(entries)}"]
+        checks += [f"{{c2.entries.{best}.change_percent}} > {{c2.entries.{i}.change_percent}}"
+                   for i in range(len(entries)) if i != best]
+        return Draft(
+            family=self.name,
+            key=f"watchlist:{watchlist['id']}",
+            writes=True,
+            turns=[
+                {
+                    "user": first,
+                    "calls": [
+                        {"id": "c1", "tool": "get_investor", "arguments": {"email": email}},
+                        {"id": "c2", "tool": "get_watchlist", "bind": {"watchlist_id": f"{{c1.watchlists.{index}.id}}"}},
+                    ],
+                    "facts": [
+                        {"name": "watchlists", "expr": "len({c1.watchlists})", "value": None},
+                        {"name": f"symbols on {name}", "expr": "len({c2.entries})", "value": None},
+                        {"name": "best performer", "expr": f"{{c2.entries.{best}.name}}", "value": None},
+                    ],
+                },
+                {
+                    "user": second,
+                    "calls": [{"id": "c3", "tool": "delete_watchlist", "bind": {"watchlist_id": f"{{c1.watchlists.{index}.id}}"}}],
+                    "facts": [{"name": "deleted", "expr": "{c3.deleted}", "value": None}],
+                },
+            ],
+            checks=checks,
+        )
+
+
+
+class LaggardThenRemove(Family):
+    """Turn 1: which stock on the user's named watchlist did worst on the latest trading day.
+    Turn 2: take that one off the watchlist."""
+
+    name = "finance.laggard-then-remove"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        found = Laggard(view, rng)
+        if not found.ok:
+            return None
+        email, name = found.email, found.watchlist["name"]
+        first = [
+            f"I'm {email}. Which stock on my '{name}' watchlist did worst in the latest trading session, and what was its move?",
+            f"Looking at my {name} watchlist ({email}): who was the weakest performer on the last trading day, and by how many percent?",
+            f"For {email}: on the '{name}' watchlist, which company had the lowest % change today, and what was the change?",
+        ]
+        second = [
+            "Take it off that watchlist, please. How many symbols are left?",
+            "Remove that one from the list and tell me how many stocks remain on it.",
+            f"Drop it from '{name}'. How many symbols does the watchlist hold now?",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"watchlist:{found.watchlist['id']}",
+            writes=True,
+            turns=[
+                {"user": first, "calls": found.calls(), "facts": found.facts()},
+                {"user": second, "calls": [found.removal("c3")],
+                 "facts": [{"name": "symbols left", "expr": "len({c3.watchlist.symbols})", "value": None}]},
+            ],
+            checks=found.checks(),
+        )
+
+
+def _investor_email(view: WorldView, rng: random.Random) -> str:
+    """The email of an employee who owns a portfolio or a watchlist."""
+    owners = {p["owner_email"] for p in _portfolios(view)}
+    owners |= {w["owner_email"] for w in view.read(SERVER, "list_watchlists", per_page=100)["watchlists"]}
+    return rng.choice(sorted(owners))
+
+
+NEW_WATCHLIST_NAMES = ("Shortlist", "Ideas to research", "Head to head", "Pair watch", "Maybe later", "New ideas",
+                       "Comparables")
+
+
+class QuotesThenNewWatchlist(Family):
+    """Turn 1: the current price, day change and P/E of two companies (by name). Turn 2: start
+    a new watchlist of the user's with both."""
+
+    name = "finance.quotes-then-new-watchlist"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        named = _named(view)
+        if len(named) < 2:
+            return None
+        a, b = rng.sample(named, 2)
+        quotes = view.read(SERVER, "get_quotes", symbols=[a["symbol"], b["symbol"]])["quotes"]
+        if any(q["change_percent"] is None or q["pe_ratio"] is None for q in quotes):
+            return None
+        email = _investor_email(view, rng)
+        taken = {w["name"] for w in view.read(SERVER, "get_investor", email=email)["watchlists"]}
+        name = rng.choice([n for n in NEW_WATCHLIST_NAMES if n not in taken])
+        first = [
+            f"Where do {a['name']} and {b['name']} trade right now? Price, change on the day in percent, and P/E for each.",
+            f"Quote {a['name']} and {b['name']} for me: last price, today's % change and the P/E ratio of both.",
+            f"I'd like current quotes for {a['name']} and {b['name']}: each one's price, daily percentage change and price/earnings ratio.",
+        ]
+        second = [
+            f"Start a new watchlist called '{name}' with both of them. My email is {email}.",
+            f"Please put the two into a new watchlist named {name} for me ({email}).",
+            f"Create a '{name}' watchlist for {email} holding those two stocks.",
+        ]
+        facts = []
+        for at, company in enumerate((a["name"], b["name"])):
+            facts += [
+                {"name": f"{company} price", "expr": f"{{c3.quotes.{at}.price}}", "value": None},
+                {"name": f"{company} change (%)", "expr": f"{{c3.quotes.{at}.change_percent}}", "value": None},
+                {"name": f"{company} P/E", "expr": f"{{c3.quotes.{at}.pe_ratio}}", "value": None},
+            ]
+        return Draft(
+            family=self.name,
+            key=f"{'|'.join(sorted((a['symbol'], b['symbol'])))}|{email}",
+            writes=True,
+            turns=[
+                {
+                    "user": first,
+                    "calls": [
+                        {"id": "c1", "tool": "search_tickers", "arguments": {"query": a["name"], "per_page": 5}},
+                        {"id": "c2", "tool": "search_tickers", "arguments": {"query": b["name"], "per_page": 5}},
+                        {"id": "c3", "tool": "get_quotes", "bind": {"symbols": "[{c1.tickers.0.symbol}, {c2.tickers.0.symbol}]"}},
+                    ],
+                    "facts": facts,
+                },
+                {
+                    "user": second,
+                    "calls": [{"id": "c4", "tool": "create_watchlist", "arguments": {"owner_email": email, "name": name},
+                               "bind": {"symbols": "[{c1.tickers.0.symbol}, {c2.tickers.0.symbol}]"}}],
+                    "facts": [{"name": "symbols on the new watchlist", "expr": "{c4.symbols}", "value": None}],
+                },
+            ],
+            checks=["{c1.total} == 1", "{c2.total} == 1"],
+        )
+
+
+TOP_UPS = (1_000, 2_000, 2_500, 5_000, 10_000, 20_000, 25_000, 50_000, 100_000)
+
+
+class AffordThenTopUpAndBuy(Family):
+    """Turn 1: the cash in the user's named portfolio and a company's current price. Turn 2:
+    deposit an amount that makes a purchase affordable, then buy the shares."""
+
+    name = "finance.afford-then-top-up-and-buy"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        portfolio = rng.choice([p for p in _portfolios(view) if p["kind"] == "personal"])
+        email = portfolio["owner_email"]
+        index = _owned(view, email, portfolio["id"])
+        if index is None:
+            return None
+        ticker = rng.choice(_named(view))
+        cash, price = portfolio["cash"], ticker["price"]
+        # more shares than the cash pays for, and a deposit that covers them with room to spare
+        options = [(q, d) for q in QUANTITIES for d in TOP_UPS if cash < q * price <= 0.9 * (cash + d)]
+        if not options:
+            return None
+        quantity, deposit = min(rng.sample(options, min(3, len(options))), key=lambda o: o[1])
+        company, where = ticker["name"], f"my {portfolio['name']} portfolio"
+        first = [
+            f"I'm {email}. How much cash is in {where}, and what's {company} trading at?",
+            f"Quick check for {email}: the cash balance of {where} and the current share price of {company}.",
+            f"What's the cash position of {where} ({email}), and the latest price of {company}?",
+        ]
+        second = [
+            f"That's not enough for {quantity} shares. Deposit ${deposit:,} into it and then buy {quantity} {company} shares. What did they cost and how much cash is left?",
+            f"Okay, add ${deposit:,} of cash to that portfolio, then buy {quantity} shares of {company}. Tell me the total cost and the cash remaining.",
+            f"Top it up with {deposit:,} dollars and purchase {quantity} {company} shares; report the cost and the cash afterwards.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"portfolio:{portfolio['id']}|{ticker['symbol']}",
+            writes=True,
+            turns=[
+                {
+                    "user": first,
+                    "calls": [
+                        {"id": "c1", "tool": "list_portfolios", "arguments": {"owner_email": email}},
+                        {"id": "c2", "tool": "search_tickers", "arguments": {"query": company, "per_page": 5}},
+                        {"id": "c3", "tool": "get_quotes", "bind": {"symbols": "[{c2.tickers.0.symbol}]"}},
+                    ],
+                    "facts": [
+                        {"name": "cash", "expr": f"{{c1.portfolios.{index}.cash}}", "value": None},
+                        {"name": f"{company} price", "expr": "{c3.quotes.0.price}", "value": None},
+                    ],
+                },
+                {
+                    "user": second,
+                    "calls": [
+                        {"id": "c4", "tool": "transfer_cash", "arguments": {"direction": "deposit", "amount": deposit},
+                         "bind": {"portfolio_id": f"{{c1.portfolios.{index}.id}}"}},
+                        {"id": "c5", "tool": "buy_shares", "arguments": {"quantity": quantity},
+                         "bind": {"portfolio_id": f"{{c1.portfolios.{index}.id}}", "symbol": "{c2.tickers.0.symbol}"}},
+                    ],
+                    "facts": [
+                        {"name": "total cost", "expr": "abs({c5.transaction.amount})", "value": None},
+                        {"name": "cash left", "expr": "{c5.cash}", "value": None},
+                    ],
+                },
+            ],
+            checks=[f"{{c1.portfolios.{index}.name}} == {portfolio['name']!r}", "{c2.total} == 1",
+                    f"{quantity} * {{c3.quotes.0.price}} > {{c1.portfolios.{index}.cash}}"],
+        )
+
+
+class CashThenNewPortfolio(Family):
+    """Turn 1: the cash and total value of the user's named portfolio. Turn 2: move part of that
+    cash into a new portfolio (a withdrawal, then a new portfolio with it as first deposit)."""
+
+    name = "finance.cash-then-new-portfolio"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        portfolio = rng.choice([p for p in _portfolios(view) if p["kind"] == "personal"])
+        email = portfolio["owner_email"]
+        index = _owned(view, email, portfolio["id"])
+        amounts = [a for a in WITHDRAWALS if 2 * a <= portfolio["cash"]]
+        if index is None or not amounts:
+            return None
+        amount = rng.choice(amounts)
+        taken = {p["name"] for p in view.read(SERVER, "get_investor", email=email)["portfolios"]}
+        name = rng.choice([n for n in OPENING_NAMES if n not in taken])
+        where = f"my {portfolio['name']} portfolio"
+        first = [
+            f"I'm {email}. How much cash is sitting in {where}, and what's the portfolio worth in total?",
+            f"For {email}: the cash balance and the total value of {where}, please.",
+            f"What's the uninvested cash in {where} ({email}), and its total value including holdings?",
+        ]
+        second = [
+            f"Move ${amount:,} of that cash into a new portfolio called '{name}'. How much cash is left in the {portfolio['name']} one?",
+            f"Take ${amount:,} out of it and open a new portfolio named {name} with that money. What cash remains in {portfolio['name']}?",
+            f"Withdraw {amount:,} dollars from it and use it to start a '{name}' portfolio for me. Tell me the cash left behind and the new portfolio's cash.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"portfolio:{portfolio['id']}",
+            writes=True,
+            turns=[
+                {
+                    "user": first,
+                    "calls": [{"id": "c1", "tool": "list_portfolios", "arguments": {"owner_email": email}}],
+                    "facts": [
+                        {"name": "cash", "expr": f"{{c1.portfolios.{index}.cash}}", "value": None},
+                        {"name": "total value", "expr": f"{{c1.portfolios.{index}.total_value}}", "value": None},
+                    ],
+                },
+                {
+                    "user": second,
+                    "calls": [
+                        {"id": "c2", "tool": "transfer_cash", "arguments": {"direction": "withdrawal", "amount": amount},
+                         "bind": {"portfolio_id": f"{{c1.portfolios.{index}.id}}"}},
+                        {"id": "c3", "tool": "create_portfolio",
+                         "arguments": {"owner_email": email, "name": name, "initial_deposit": amount}},
+                    ],
+                    "facts": [
+                        {"name": f"cash left in {portfolio['name']}", "expr": "{c2.cash}", "value": None},
+                        {"name": f"cash in {name}", "expr": "{c3.cash}", "value": None},
+                    ],
+                },
+            ],
+            checks=[f"{{c1.portfolios.{index}.name}} == {portfolio['name']!r}"],
+        )
+
+
 FINANCE_FAMILIES = (
     DividendYearComparison(),
     ReturnComparison(),
@@ -599,4 +1306,16 @@ FINANCE_FAMILIES = (
     TradeInNamedPortfolio(),
     ConditionalPositionTrim(),
     TopMoverToWatchlist(),
+    QuoteComparison(),
+    MonthlyPriceRange(),
+    PortfolioValueChange(),
+    OpenPortfolioAndBuy(),
+    ConditionalCashWithdrawal(),
+    WatchlistFromTopHoldings(),
+    DropWatchlistLaggard(),
+    WatchlistReviewThenDelete(),
+    LaggardThenRemove(),
+    QuotesThenNewWatchlist(),
+    AffordThenTopUpAndBuy(),
+    CashThenNewPortfolio(),
 )

@@ -1,7 +1,10 @@
 """Flights task families: spend comparisons and monthly series of a traveller, the cheapest
-trip with drill-down, seat and baggage changes on a named trip, a fare-conditional booking,
-two-turn conversations (cancel the latest booking; book the flight just found), and a
-traveller lookup.
+trip with drill-down, seat and baggage changes on a named trip, bags paid with a card added
+on the way, a move to a later flight, a fare-conditional booking, the refusal to change a
+Basic Economy fare, two-turn conversations (cancel the latest booking; book the flight just
+found; hold a price for two, then book it; find the first flight of another day, then move to
+it; read a row of the seat map, then take a seat), and lookups of a traveller, of the airport
+nearest a city and of a flight's seat map.
 
 Users name themselves by name and email, flights by number, route and local date, and their
 bookings by the reference (PNR) they were given; never by internal ids.
@@ -11,9 +14,11 @@ from __future__ import annotations
 
 import random
 import weakref
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from mcpgym.servers.flights.data import CITIES
 from mcpgym.synth.family import (
     MONTHS,
     Draft,
@@ -687,6 +692,675 @@ class PassengerLookup(Family):
         )
 
 
+# ---------------------------------------------------------------- airports and seats
+
+
+def _in_country(country: str) -> str:
+    """A country as it follows 'in': 'the United States', 'Germany'."""
+    plural = country.startswith("United ") or country.endswith(("lands", "ines", "Republic", "Emirates"))
+    return f"the {country}" if plural else country
+
+
+class NearestAirport(Family):
+    """The airline's airport closest to a city (its own or the nearest one), its distance and
+    whether it is a hub, and how many airports the airline serves in that country."""
+
+    name = "flights.nearest-airport"
+    servers = (SERVER,)
+    kind = "lookup"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        city, country, _, _ = rng.choice(CITIES)
+        near = view.read(SERVER, "nearest_airports", city=city, country=country, limit=2)
+        airports = near["airports"]
+        if len(airports) > 1 and airports[0]["distance_km"] == airports[1]["distance_km"]:
+            return None
+        where = _in_country(country)
+        user = [
+            f"I need to get to {city}, {country}. Which of your airports is closest, how far is it from the city, and is it one of your hubs? Also, how many airports do you fly to in {where}?",
+            f"What's the nearest airport you serve for {city} ({country}), its distance in km, and is it a hub? And how many airports in {where} are on your network?",
+            f"Travelling to {city} in {where}: closest airport you fly to, distance from town, hub or not, plus the number of airports you serve in {where}.",
+        ]
+        checks = ["len({c1.airports}) == 1 or {c1.airports.0.distance_km} < {c1.airports.1.distance_km}"]
+        return Draft(
+            family=self.name,
+            key=f"{city}|{country}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "nearest_airports", "arguments": {"city": city, "country": country, "limit": 2}},
+                    {"id": "c2", "tool": "find_airports", "arguments": {"country": country, "per_page": 25}},
+                ],
+                "facts": [
+                    {"name": "closest airport", "expr": "{c1.airports.0.code}", "value": None},
+                    {"name": "distance (km)", "expr": "{c1.airports.0.distance_km}", "value": None},
+                    {"name": "is a hub", "expr": "{c1.airports.0.is_hub}", "value": None},
+                    {"name": f"airports served in {where}", "expr": "{c2.total}", "value": None},
+                ],
+            }],
+            checks=checks,
+        )
+
+
+class FlightSeatAvailability(Family):
+    """How full a cabin of a flight (named by number and date) is, and which seats of a row
+    are still free, from its seat map."""
+
+    name = "flights.flight-seat-availability"
+    servers = (SERVER,)
+    kind = "lookup"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        flight = _future_flight(view, rng, 1, 60)
+        if flight is None:
+            return None
+        cabin = rng.choice(("economy", "economy", "business"))
+        seat_map = view.read(SERVER, "get_seat_map", flight_id=flight["flight_id"], cabin=cabin)
+        rows = [(i, r) for i, r in enumerate(seat_map["cabins"][0]["rows"]) if r["available"]]
+        if not rows:
+            return None
+        at, row = rng.choice(rows)
+        fn, day = flight["flight_number"], flight["departure_date"]
+        next_day = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+        src, dst = _place(view, flight["origin"]), _place(view, flight["destination"])
+        user = [
+            f"How full is {cabin} on flight {fn} from {src} to {dst} on {_spoken(day)}? Seats in the cabin, passengers booked, seats left, and which seats in row {row['row']} are still free?",
+            f"For {fn} on {day} ({flight['origin']}-{flight['destination']}), {cabin} cabin: capacity, how many are booked, how many seats remain, and the open seats in row {row['row']}.",
+            f"Check the {cabin} seat map of {fn}, {day}, {src} to {dst}: total seats, bookings, seats still for sale, and which letters in row {row['row']} are unassigned.",
+        ]
+        cabin_ref = "{c2.cabins.0"
+        return Draft(
+            family=self.name,
+            key=f"flight:{flight['flight_id']}|{cabin}|{row['row']}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "list_flights", "arguments": {
+                        "flight_number": fn, "departure_after": f"{day}T00:00:00Z", "departure_before": f"{next_day}T00:00:00Z"}},
+                    {"id": "c2", "tool": "get_seat_map", "arguments": {"cabin": cabin}, "bind": {"flight_id": "{c1.flights.0.flight_id}"}},
+                ],
+                "facts": [
+                    {"name": f"{cabin} seats", "expr": f"{cabin_ref}.capacity}}", "value": None},
+                    {"name": "passengers booked", "expr": f"{cabin_ref}.passengers_booked}}", "value": None},
+                    {"name": "seats left", "expr": f"{cabin_ref}.seats_left}}", "value": None},
+                    {"name": f"free seats in row {row['row']}", "expr": f"{cabin_ref}.rows.{at}.available}}", "value": None},
+                ],
+            }],
+            checks=["{c1.total} == 1", f"{cabin_ref}.rows.{at}.row}} == {row['row']}"],
+        )
+
+
+# ---------------------------------------------------------------- changes, cards, quotes
+
+
+def _later_flight(view: WorldView, rng: random.Random, leg: dict[str, Any], seats: int,
+                  cabin: str) -> dict[str, Any] | None:
+    """A scheduled flight on the leg's route one to three days after it, whose local and UTC
+    dates agree, with `seats` free in `cabin`."""
+    day = date.fromisoformat(leg["departure_date"]) + timedelta(days=rng.randint(1, 3))
+    found = view.read(SERVER, "list_flights", origin=leg["origin"], destination=leg["destination"],
+                      departure_after=f"{day}T00:00:00Z", departure_before=f"{day + timedelta(days=1)}T00:00:00Z",
+                      status=["scheduled"], per_page=25)["flights"]
+    found = [f for f in found if f["departure_date"] == f["scheduled_departure"][:10] and f["seats_left"][cabin] >= seats]
+    return rng.choice(found) if found else None
+
+
+@dataclass
+class OpenLeg:
+    """A scheduled flight, some hours away or more, of a passenger's booked non-basic
+    reservation (`at`: its position among the segments), with a usable card of theirs (its
+    index in list_payment_methods, the method)."""
+
+    passenger: dict[str, Any]
+    card: tuple[int, dict[str, Any]]
+    booking: dict[str, Any]
+    at: int
+
+    @property
+    def flight(self) -> dict[str, Any]:
+        return self.booking["segments"][self.at]["flight"]
+
+    def leaves_room(self, new: dict[str, Any]) -> bool:
+        """Whether `new` lands a day or more before the booking's next flight (if any) leaves."""
+        segments = self.booking["segments"]
+        if self.at + 1 == len(segments):
+            return True
+        arrival_day = date.fromisoformat(new["scheduled_arrival"][:10])
+        return segments[self.at + 1]["flight"]["scheduled_departure"] > _iso(arrival_day + timedelta(days=1))
+
+
+def _open_leg(view: WorldView, rng: random.Random, lead_only: bool) -> OpenLeg | None:
+    """One try at an OpenLeg of a random passenger."""
+    soon = _iso(view.now + timedelta(hours=6))
+    p = _passenger(view, rng)
+    trips = [(i, r) for i, r in _open_trips(view, p, lead_only=lead_only) if r["fare_class"] != "basic"]
+    card = _credit_card(view, rng, p["passenger_id"])
+    if not trips or card is None:
+        return None
+    booking = view.read(SERVER, "get_reservation", pnr=rng.choice(trips)[1]["pnr"])
+    at = rng.randrange(len(booking["segments"]))
+    flight = booking["segments"][at]["flight"]
+    if flight["status"] != "scheduled" or flight["scheduled_departure"] <= soon:
+        return None
+    return OpenLeg(p, card, booking, at)
+
+
+class ChangeToLaterFlight(Family):
+    """Move a booking's flight to a later flight on the same route the traveller names by
+    number and date, paying any change fee and fare difference with a named card."""
+
+    name = "flights.change-to-later-flight"
+    servers = (SERVER,)
+    kind = "write"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        for _ in range(15):
+            found = _open_leg(view, rng, lead_only=True)
+            if found is None:
+                continue
+            new = _later_flight(view, rng, found.flight, len(found.booking["passengers"]), found.booking["cabin"])
+            if new is not None and found.leaves_room(new):
+                break
+        else:
+            return None
+        p, booking, m, leg = found.passenger, found.booking, found.at, found.flight
+        k, method = found.card
+        pnr = booking["pnr"]
+        old_fn, old_day = leg["flight_number"], leg["departure_date"]
+        new_fn, new_day = new["flight_number"], new["departure_date"]
+        after = (date.fromisoformat(new_day) + timedelta(days=1)).isoformat()
+        src, dst = _place(view, leg["origin"]), _place(view, leg["destination"])
+        user = [
+            f"I'm {_who(p)}. On booking {pnr}, please move the booking from flight {old_fn} on {_spoken(old_day)} to {new_fn} on {_spoken(new_day)} ({src} to {dst}). Put any charge on my {_card_text(method)}. What was the change fee, the fare difference, and the total charged?",
+            f"{p['name']} here ({p['email']}). Booking {pnr}: swap {old_fn} on {old_day} for {new_fn} on {new_day}, same route {leg['origin']}-{leg['destination']}. Use my {_card_text(method)} for any cost and tell me the fee per passenger, the fare difference and what you charged.",
+            f"Change reservation {pnr} for {p['name']} ({p['email']}): replace {old_fn} ({old_day}) with {new_fn} on {new_day}, {src} to {dst}. Charge the {_card_text(method)} if needed; report change fee, fare difference per passenger and the total amount.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"booking:{pnr}|flight:{leg['flight_id']}",
+            writes=True,
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "get_passenger_by_email", "arguments": {"email": p["email"]}},
+                    {"id": "c2", "tool": "get_reservation", "arguments": {"pnr": pnr}},
+                    {"id": "c3", "tool": "list_flights", "arguments": {
+                        "flight_number": new_fn, "departure_after": f"{new_day}T00:00:00Z", "departure_before": f"{after}T00:00:00Z"}},
+                    {"id": "c4", "tool": "list_payment_methods", "bind": {"passenger_id": "{c1.passenger_id}"}},
+                    {"id": "c5", "tool": "change_flight", "arguments": {"pnr": pnr},
+                     "bind": {"old_flight_id": f"{{c2.segments.{m}.flight.flight_id}}", "new_flight_id": "{c3.flights.0.flight_id}",
+                              "payment_method_id": f"{{c4.payment_methods.{k}.payment_method_id}}"}},
+                ],
+                "facts": [
+                    {"name": "change fee per passenger (USD)", "expr": "{c5.change_fee_per_passenger}", "value": None},
+                    {"name": "fare difference per passenger (USD)", "expr": "{c5.fare_difference_per_passenger}", "value": None},
+                    {"name": "total charged (USD)", "expr": "{c5.amount_charged}", "value": None},
+                ],
+            }],
+            checks=["{c2.lead_passenger_id} == {c1.passenger_id}", "{c3.total} == 1",
+                    f"{{c2.segments.{m}.flight.flight_number}} == '{old_fn}'",
+                    f"{{c2.segments.{m}.flight.departure_date}} == '{old_day}'",
+                    f"{{c4.payment_methods.{k}.last4}} == '{method['last4']}'"],
+        )
+
+
+class BasicFareChangeRefusal(Family):
+    """Asked to move a Basic Economy booking to another flight: refuse (basic fares cannot be
+    changed), and say what cancelling would refund instead."""
+
+    name = "flights.basic-fare-change-refusal"
+    servers = (SERVER,)
+    kind = "policy"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        rules = view.read(SERVER, "get_fare_rules")["fare_classes"]
+        at = next(i for i, r in enumerate(rules) if r["fare_class"] == "basic")
+        for _ in range(15):
+            p = _passenger(view, rng)
+            trips = [(i, r) for i, r in _open_trips(view, p, lead_only=True) if r["fare_class"] == "basic"]
+            if trips:
+                break
+        else:
+            return None
+        _, summary = rng.choice(trips)
+        booking = view.read(SERVER, "get_reservation", pnr=summary["pnr"])
+        leg = booking["segments"][0]["flight"]
+        pnr, fn, day = booking["pnr"], leg["flight_number"], leg["departure_date"]
+        later = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+        user = [
+            f"I'm {_who(p)}. Please move my flight {fn} on booking {pnr} to the same flight one day later, {_spoken(later)}. If that can't be done, tell me why and what I'd get back if I cancelled instead.",
+            f"{p['name']} here ({p['email']}). Can you push {fn} on reservation {pnr} back a day to {later}? If the fare doesn't allow it, explain and tell me the refund a cancellation would give.",
+            f"For {p['name']} ({p['email']}), booking {pnr}: rebook {fn} from {day} to {later}. If changes aren't permitted, say which fare it is and what refund cancelling gets.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"booking:{pnr}",
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "get_reservation", "arguments": {"pnr": pnr}},
+                    {"id": "c2", "tool": "get_fare_rules"},
+                ],
+                "facts": [
+                    {"name": "fare", "expr": f"{{c2.fare_classes.{at}.name}}", "value": None},
+                    {"name": "changes allowed", "expr": f"{{c2.fare_classes.{at}.changes_allowed}}", "value": None},
+                    {"name": "refund on cancellation", "expr": f"{{c2.fare_classes.{at}.refund}}", "value": None},
+                ],
+            }],
+            checks=["{c1.fare_class} == 'basic'", f"{{c2.fare_classes.{at}.fare_class}} == 'basic'"],
+        )
+
+
+BRANDS = ("visa", "mastercard", "amex")
+
+
+class NewCardForBags(Family):
+    """Add a new credit card to the traveller's profile and pay for extra checked bags on a
+    booking (named by reference) with it."""
+
+    name = "flights.new-card-for-bags"
+    servers = (SERVER,)
+    kind = "write"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        rules = {r["fare_class"]: r for r in view.read(SERVER, "get_fare_rules")["fare_classes"]}
+        for _ in range(15):
+            p = _passenger(view, rng)
+            trips = _open_trips(view, p, lead_only=True)
+            if not trips:
+                continue
+            _, summary = rng.choice(trips)
+            booking = view.read(SERVER, "get_reservation", pnr=summary["pnr"])
+            have = next(t["checked_bags"] for t in booking["passengers"] if t["passenger_id"] == p["passenger_id"])
+            free = rules[booking["fare_class"]]["free_checked_bags"]
+            if have >= 3 or have + 3 <= free:
+                continue
+            bags = rng.randint(max(1, free - have + 1), 3 - have)
+            break
+        else:
+            return None
+        methods = view.read(SERVER, "list_payment_methods", passenger_id=p["passenger_id"])["payment_methods"]
+        last4 = f"{rng.randrange(10_000):04d}"
+        if any(m["last4"] == last4 for m in methods):
+            return None
+        brand = rng.choice(BRANDS)
+        month, year = rng.randint(1, 12), view.now.year + rng.randint(1, 5)
+        card = _card_text({"brand": brand, "last4": last4})
+        pnr = booking["pnr"]
+        few = "one more checked bag" if bags == 1 else f"{bags} more checked bags"
+        user = [
+            f"I'm {_who(p)}. Please add my new {card} (expires {month:02d}/{year}) to my profile, then add {few} for me on booking {pnr} and charge it to that card. What was the fee and how many bags do I have now?",
+            f"{p['name']} here ({p['email']}). I have a new {card}, expiry {month:02d}/{year}; save it to my account and use it to pay for {few} on reservation {pnr}. Tell me the charge and my bag total.",
+            f"For {p['name']} ({p['email']}): register the {card} expiring {month:02d}/{year}, and on booking {pnr} add {few} for them paid with it. Report the fee and the checked bags afterwards.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"booking:{pnr}|passenger:{p['passenger_id']}",
+            writes=True,
+            turns=[{
+                "user": user,
+                "calls": [
+                    {"id": "c1", "tool": "get_passenger_by_email", "arguments": {"email": p["email"]}},
+                    {"id": "c2", "tool": "get_reservation", "arguments": {"pnr": pnr}},
+                    {"id": "c3", "tool": "add_payment_method",
+                     "arguments": {"brand": brand, "last4": last4, "expiry_month": month, "expiry_year": year},
+                     "bind": {"passenger_id": "{c1.passenger_id}"}},
+                    {"id": "c4", "tool": "add_baggage", "arguments": {"pnr": pnr, "bags": bags},
+                     "bind": {"passenger_id": "{c1.passenger_id}", "payment_method_id": "{c3.payment_method_id}"}},
+                ],
+                "facts": [
+                    {"name": "fee charged (USD)", "expr": "{c4.fee_charged}", "value": None},
+                    {"name": "checked bags now", "expr": "{c4.checked_bags}", "value": None},
+                ],
+            }],
+            checks=["{c2.lead_passenger_id} == {c1.passenger_id}", "{c4.fee_charged} > 0"],
+        )
+
+
+class QuoteThenBook(Family):
+    """Turn 1: price a flight (named by number and date) for the user and a colleague in a fare
+    class, holding the price. Turn 2: confirm the held quote and book it with a named card."""
+
+    name = "flights.quote-then-book"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        fare = rng.choice(("basic", "standard", "flex", "business"))
+        cabin = FARE_CABIN[fare]
+        for _ in range(10):
+            flight = _future_flight(view, rng, 3, 80)
+            if flight is None or flight["seats_left"][cabin] < 2:
+                continue
+            p, companion = _passenger(view, rng), _passenger(view, rng)
+            card = _credit_card(view, rng, p["passenger_id"])
+            if card is not None and companion["passenger_id"] != p["passenger_id"]:
+                break
+        else:
+            return None
+        k, method = card
+        price = flight["fares"][fare]
+        fn, day = flight["flight_number"], flight["departure_date"]
+        next_day = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+        src, dst = _place(view, flight["origin"]), _place(view, flight["destination"])
+        fare_name = FARE_NAMES[fare]
+        first = [
+            f"I'm {_who(p)}. What would flight {fn} from {src} to {dst} on {_spoken(day)} cost in {fare_name} for me and {_who(companion)}? Hold the price, and tell me the total and until when it's held (UTC).",
+            f"{p['name']} here ({p['email']}). Price {fn} {flight['origin']}-{flight['destination']} on {day}, {fare_name}, for me plus {companion['name']} ({companion['email']}). I need the total and the quote's expiry time.",
+            f"Get a {fare_name} quote on {fn}, {day}, {src} to {dst}, for {p['name']} ({p['email']}) and {companion['name']} ({companion['email']}): total price and when the quote expires.",
+        ]
+        second = [
+            f"Is that price still held? If so, book it and pay with my {_card_text(method)}. What's the booking reference?",
+            f"Check the quote is still open, then book it on my {_card_text(method)} and give me the reference and the amount charged.",
+            f"Okay, if the quote hasn't lapsed, go ahead and book it with the {_card_text(method)}. Booking code and total charged, please.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"passenger:{p['passenger_id']}|{companion['passenger_id']}|flight:{flight['flight_id']}|{fare}",
+            writes=True,
+            turns=[
+                {
+                    "user": first,
+                    "calls": [
+                        {"id": "c1", "tool": "get_passenger_by_email", "arguments": {"email": p["email"]}},
+                        {"id": "c2", "tool": "get_passenger_by_email", "arguments": {"email": companion["email"]}},
+                        {"id": "c3", "tool": "list_flights", "arguments": {
+                            "flight_number": fn, "departure_after": f"{day}T00:00:00Z", "departure_before": f"{next_day}T00:00:00Z"}},
+                        {"id": "c4", "tool": "price_itinerary", "arguments": {"fare_class": fare},
+                         "bind": {"flight_ids": "[{c3.flights.0.flight_id}]",
+                                  "passenger_ids": "[{c1.passenger_id}, {c2.passenger_id}]"}},
+                    ],
+                    "facts": [
+                        {"name": "total (USD)", "expr": "{c4.total}", "value": None},
+                        {"name": "price held until (UTC)", "expr": "{c4.expires_at}", "value": None},
+                    ],
+                },
+                {
+                    "user": second,
+                    "calls": [
+                        {"id": "c5", "tool": "get_quote", "bind": {"quote_id": "{c4.quote_id}"}},
+                        {"id": "c6", "tool": "list_payment_methods", "bind": {"passenger_id": "{c1.passenger_id}"}},
+                        {"id": "c7", "tool": "book_reservation",
+                         "arguments": {"payments": [{"payment_method_id": method["payment_method_id"], "amount": 2 * price}]},
+                         "bind": {"quote_id": "{c5.quote_id}"}},
+                    ],
+                    "facts": [
+                        {"name": "quote status before booking", "expr": "{c5.status}", "value": None},
+                        {"name": "booking reference", "expr": "{c7.pnr}", "value": None},
+                        {"name": "total charged (USD)", "expr": "{c7.total_charged}", "value": None},
+                    ],
+                },
+            ],
+            checks=["{c3.total} == 1", "{c5.status} == 'open'", f"{{c4.total}} == {2 * price}",
+                    f"{{c6.payment_methods.{k}.payment_method_id}} == {method['payment_method_id']}"],
+        )
+
+
+
+class FirstFlightThenChange(Family):
+    """Turn 1: the first flight of the day on the route of a booked flight, some days later.
+    Turn 2: move the booking's flight to that one, paying with a named card."""
+
+    name = "flights.first-flight-then-change"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        for _ in range(15):
+            found = _open_leg(view, rng, lead_only=True)
+            if found is None:
+                continue
+            day = date.fromisoformat(found.flight["departure_date"]) + timedelta(days=rng.randint(1, 3))
+            search = {"origin": found.flight["origin"], "destination": found.flight["destination"],
+                      "departure_after": f"{day}T00:00:00Z", "departure_before": f"{day + timedelta(days=1)}T00:00:00Z",
+                      "status": ["scheduled"]}
+            flights = view.read(SERVER, "list_flights", **search, per_page=2)["flights"]
+            if (flights and flights[0]["seats_left"][found.booking["cabin"]] >= len(found.booking["passengers"])
+                    and (len(flights) == 1 or flights[0]["scheduled_departure"] != flights[1]["scheduled_departure"])
+                    and found.leaves_room(flights[0])):
+                break
+        else:
+            return None
+        p, booking, m, leg = found.passenger, found.booking, found.at, found.flight
+        k, method = found.card
+        pnr, fn = booking["pnr"], leg["flight_number"]
+        src, dst = _place(view, leg["origin"]), _place(view, leg["destination"])
+        first = [
+            f"I'm {_who(p)}. I'm booked on {fn} from {src} to {dst} on {_spoken(leg['departure_date'])} (booking {pnr}), but I may need to go on {_spoken(str(day))} instead. What's the first flight that day on that route (UTC), and when does it leave?",
+            f"{p['name']} here ({p['email']}), booking {pnr}. Instead of {fn} on {leg['departure_date']}, what's the earliest scheduled {leg['origin']}-{leg['destination']} flight on {day} by UTC departure? Flight number and departure time please.",
+            f"For {p['name']} ({p['email']}): which flight leaves first from {src} to {dst} on {day} (UTC day), and at what time? I might move {fn} of booking {pnr} to it.",
+        ]
+        second = [
+            f"Please move my {fn} on booking {pnr} to that flight. Charge anything due to my {_card_text(method)}. What did the change cost in total?",
+            f"Go ahead and switch {fn} on {pnr} to that flight, paying with my {_card_text(method)}. How much was charged?",
+            f"Make the change: replace {fn} with that flight on booking {pnr}, and use the {_card_text(method)} for any fee. Total charged?",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"booking:{pnr}|flight:{leg['flight_id']}|{day}",
+            writes=True,
+            turns=[
+                {
+                    "user": first,
+                    "calls": [{"id": "c1", "tool": "list_flights", "arguments": {**search, "per_page": 5}}],
+                    "facts": [
+                        {"name": "first flight", "expr": "{c1.flights.0.flight_number}", "value": None},
+                        {"name": "departure (UTC)", "expr": "{c1.flights.0.scheduled_departure}", "value": None},
+                    ],
+                },
+                {
+                    "user": second,
+                    "calls": [
+                        {"id": "c2", "tool": "get_passenger_by_email", "arguments": {"email": p["email"]}},
+                        {"id": "c3", "tool": "get_reservation", "arguments": {"pnr": pnr}},
+                        {"id": "c4", "tool": "list_payment_methods", "bind": {"passenger_id": "{c2.passenger_id}"}},
+                        {"id": "c5", "tool": "change_flight", "arguments": {"pnr": pnr},
+                         "bind": {"old_flight_id": f"{{c3.segments.{m}.flight.flight_id}}", "new_flight_id": "{c1.flights.0.flight_id}",
+                                  "payment_method_id": f"{{c4.payment_methods.{k}.payment_method_id}}"}},
+                    ],
+                    "facts": [{"name": "total charged (USD)", "expr": "{c5.amount_charged}", "value": None}],
+                },
+            ],
+            checks=["{c1.total} == 1 or {c1.flights.0.scheduled_departure} < {c1.flights.1.scheduled_departure}",
+                    "{c3.lead_passenger_id} == {c2.passenger_id}",
+                    f"{{c3.segments.{m}.flight.flight_number}} == '{fn}'",
+                    f"{{c4.payment_methods.{k}.last4}} == '{method['last4']}'"],
+        )
+
+
+class SeatMapThenSelect(Family):
+    """Turn 1: the free seats of a row in the traveller's cabin on a flight of their booking.
+    Turn 2: take one of those seats."""
+
+    name = "flights.seat-map-then-select"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        for _ in range(15):
+            found = _open_leg(view, rng, lead_only=False)
+            if found is None:
+                continue
+            seat_map = view.read(SERVER, "get_seat_map", flight_id=found.flight["flight_id"], cabin=found.booking["cabin"])
+            rows = [(i, r) for i, r in enumerate(seat_map["cabins"][0]["rows"]) if len(r["available"]) >= 2]
+            if rows:
+                break
+        else:
+            return None
+        p, booking, m, leg = found.passenger, found.booking, found.at, found.flight
+        at, row = rng.choice(rows)
+        seat = f"{row['row']}{rng.choice(row['available'])}"
+        pnr, fn, day = booking["pnr"], leg["flight_number"], leg["departure_date"]
+        first = [
+            f"I'm {_who(p)}, booking {pnr}. On my flight {fn} on {_spoken(day)}, which seats in row {row['row']} of my cabin are still free?",
+            f"{p['name']} here ({p['email']}). For {fn} on {day} on reservation {pnr}: what's open in row {row['row']} of the cabin I'm booked in, and how many seats are left in that cabin?",
+            f"Booking {pnr}, {p['name']} ({p['email']}): list the unassigned seats in row {row['row']} on flight {fn}, {day}, in my cabin.",
+        ]
+        second = [
+            f"Great, give me {seat}.",
+            f"Put me in seat {seat}, please.",
+            f"I'll take {seat}. Please assign it to me.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"booking:{pnr}|flight:{leg['flight_id']}|passenger:{p['passenger_id']}",
+            writes=True,
+            turns=[
+                {
+                    "user": first,
+                    "calls": [
+                        {"id": "c1", "tool": "get_reservation", "arguments": {"pnr": pnr}},
+                        {"id": "c2", "tool": "get_seat_map", "bind": {"flight_id": f"{{c1.segments.{m}.flight.flight_id}}",
+                                                                      "cabin": "{c1.cabin}"}},
+                    ],
+                    "facts": [
+                        {"name": f"free seats in row {row['row']}", "expr": f"{{c2.cabins.0.rows.{at}.available}}", "value": None},
+                        {"name": "seats left in the cabin", "expr": "{c2.cabins.0.seats_left}", "value": None},
+                    ],
+                },
+                {
+                    "user": second,
+                    "calls": [
+                        {"id": "c3", "tool": "get_passenger_by_email", "arguments": {"email": p["email"]}},
+                        {"id": "c4", "tool": "select_seat", "arguments": {"pnr": pnr, "seat": seat},
+                         "bind": {"flight_id": f"{{c1.segments.{m}.flight.flight_id}}", "passenger_id": "{c3.passenger_id}"}},
+                    ],
+                    "facts": [{"name": "seat", "expr": "{c4.seat}", "value": None}],
+                },
+            ],
+            checks=[f"{{c1.segments.{m}.flight.flight_number}} == '{fn}'",
+                    f"{{c1.segments.{m}.flight.departure_date}} == '{day}'",
+                    f"{{c2.cabins.0.rows.{at}.row}} == {row['row']}"],
+        )
+
+
+class CardsThenAddCard(Family):
+    """Turn 1: how many payment methods the traveller has on file. Turn 2: add a new card and
+    say how many there are now."""
+
+    name = "flights.cards-then-add-card"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        p = _passenger(view, rng)
+        methods = view.read(SERVER, "list_payment_methods", passenger_id=p["passenger_id"])["payment_methods"]
+        last4 = f"{rng.randrange(10_000):04d}"
+        if any(m["last4"] == last4 for m in methods):
+            return None
+        brand = rng.choice(BRANDS)
+        month, year = rng.randint(1, 12), view.now.year + rng.randint(1, 5)
+        card = _card_text({"brand": brand, "last4": last4})
+        first = [
+            f"I'm {_who(p)}. How many payment methods do you have on file for me?",
+            f"{p['name']} here ({p['email']}). How many cards and credits are saved on my profile?",
+            f"For {p['name']} ({p['email']}): the number of payment methods on the account, please.",
+        ]
+        second = [
+            f"Please add my new {card}, expiring {month:02d}/{year}. How many payment methods do I have now?",
+            f"Save a new {card} (expiry {month:02d}/{year}) to my profile, then tell me the new count.",
+            f"Add the {card} that expires {month:02d}/{year}, and let me know how many methods are on file afterwards.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"passenger:{p['passenger_id']}",
+            writes=True,
+            turns=[
+                {
+                    "user": first,
+                    "calls": [
+                        {"id": "c1", "tool": "get_passenger_by_email", "arguments": {"email": p["email"]}},
+                        {"id": "c2", "tool": "list_payment_methods", "bind": {"passenger_id": "{c1.passenger_id}"}},
+                    ],
+                    "facts": [{"name": "payment methods on file", "expr": "len({c2.payment_methods})", "value": None}],
+                },
+                {
+                    "user": second,
+                    "calls": [
+                        {"id": "c3", "tool": "add_payment_method",
+                         "arguments": {"brand": brand, "last4": last4, "expiry_month": month, "expiry_year": year},
+                         "bind": {"passenger_id": "{c1.passenger_id}"}},
+                        {"id": "c4", "tool": "list_payment_methods", "bind": {"passenger_id": "{c1.passenger_id}"}},
+                    ],
+                    "facts": [{"name": "payment methods now", "expr": "len({c4.payment_methods})", "value": None}],
+                },
+            ],
+        )
+
+
+class NearestAirportThenCheapest(Family):
+    """Turn 1: the airline's airport closest to a city. Turn 2: the cheapest economy itinerary
+    there, on a date, from a city with one airport and a nonstop route to it."""
+
+    name = "flights.nearest-airport-then-cheapest"
+    servers = (SERVER,)
+    kind = "multi-turn"
+
+    def draft(self, view: WorldView, rng: random.Random) -> Draft | None:
+        city, country, _, _ = rng.choice(CITIES)
+        near = view.read(SERVER, "nearest_airports", city=city, country=country, limit=2)["airports"]
+        if len(near) > 1 and near[0]["distance_km"] == near[1]["distance_km"]:
+            return None
+        origins = sorted({r["origin"] for r in view.read(SERVER, "list_routes", destination=near[0]["code"])["routes"]})
+        if not origins:
+            return None
+        home = _cached(view)["airports"][rng.choice(origins)]
+        if view.read(SERVER, "find_airports", query=home["city"], per_page=2)["total"] != 1:
+            return None  # the city has several airports, or its name is part of another's
+        start = (view.now + timedelta(days=rng.randint(5, 50))).date()
+        flights = view.read(SERVER, "list_flights", origin=home["code"], destination=near[0]["code"],
+                            departure_after=f"{start}T00:00:00Z", departure_before=f"{start + timedelta(days=10)}T00:00:00Z",
+                            status=["scheduled"], per_page=10)["flights"]
+        if not flights:
+            return None
+        day = date.fromisoformat(rng.choice(flights)["departure_date"])  # a day the nonstop flies
+        search = {"origin": home["code"], "destination": near[0]["code"], "date": str(day), "cabin": "economy",
+                  "sort_by": "price", "per_page": 2}
+        its = view.read(SERVER, "search_flights", **search)["itineraries"]
+        if not its or (len(its) > 1 and its[0]["fares"]["basic"] == its[1]["fares"]["basic"]):
+            return None
+        first = [
+            f"I have meetings in {city}, {country}. Which airport of yours is closest, and how far is it from the city?",
+            f"What's the nearest airport you fly to for {city} ({country}), and its distance in km?",
+            f"Travelling to {city} in {_in_country(country)}: closest airport on your network and the distance from town?",
+        ]
+        second = [
+            f"What's the cheapest economy option to get there from {home['city']} on {_spoken(str(day))}? Flight number(s), number of stops and the lowest fare.",
+            f"And the lowest-priced economy itinerary from {home['city']} to that airport on {day}: which flights, how many stops, what fare?",
+            f"Find me the cheapest economy way from {home['city']} to it on {day}: flights, stops, and the price.",
+        ]
+        return Draft(
+            family=self.name,
+            key=f"{city}|{country}|{home['code']}|{day}",
+            turns=[
+                {
+                    "user": first,
+                    "calls": [{"id": "c1", "tool": "nearest_airports", "arguments": {"city": city, "country": country, "limit": 2}}],
+                    "facts": [
+                        {"name": "closest airport", "expr": "{c1.airports.0.code}", "value": None},
+                        {"name": "distance (km)", "expr": "{c1.airports.0.distance_km}", "value": None},
+                    ],
+                },
+                {
+                    "user": second,
+                    "calls": [
+                        {"id": "c2", "tool": "find_airports", "arguments": {"query": home["city"], "per_page": 2}},
+                        {"id": "c3", "tool": "search_flights", "arguments": {k: v for k, v in search.items() if k not in ("origin", "destination")},
+                         "bind": {"origin": "{c2.airports.0.code}", "destination": "{c1.airports.0.code}"}},
+                    ],
+                    "facts": [
+                        {"name": "first flight", "expr": "{c3.itineraries.0.segments.0.flight_number}", "value": None},
+                        {"name": "stops", "expr": "{c3.itineraries.0.stops}", "value": None},
+                        {"name": "lowest fare (USD)", "expr": "{c3.itineraries.0.fares.basic}", "value": None},
+                    ],
+                },
+            ],
+            checks=["len({c1.airports}) == 1 or {c1.airports.0.distance_km} < {c1.airports.1.distance_km}",
+                    "{c2.total} == 1",
+                    "{c3.total} == 1 or {c3.itineraries.0.fares.basic} < {c3.itineraries.1.fares.basic}"],
+        )
+
+
 FLIGHTS_FAMILIES = (
     TravelMonthComparison(),
     CheapestTripDrillDown(),
@@ -697,4 +1371,14 @@ FLIGHTS_FAMILIES = (
     LatestBookingCancel(),
     FindThenBook(),
     PassengerLookup(),
+    NearestAirport(),
+    FlightSeatAvailability(),
+    ChangeToLaterFlight(),
+    BasicFareChangeRefusal(),
+    NewCardForBags(),
+    QuoteThenBook(),
+    FirstFlightThenChange(),
+    SeatMapThenSelect(),
+    CardsThenAddCard(),
+    NearestAirportThenCheapest(),
 )
