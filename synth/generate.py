@@ -323,6 +323,8 @@ def synthesize(
     limit = max_attempts if max_attempts is not None else 20 * n + 100
     kept_kinds: Counter[str] = Counter()
     kept_families: Counter[str] = Counter()
+    trained: set[str] = set()
+    """Families with a task in the train split: a family's test tasks wait for its first."""
     world = WorldState(world_seed)
     pool = _pool(workers, chosen, seed)
     local = BatchWorker(chosen, seed) if pool is None else None
@@ -362,13 +364,17 @@ def synthesize(
                         continue
                     if len(tasks) >= n:
                         continue
+                    split = next(tag for tag in done.tags if tag.startswith("split:")).removeprefix("split:")
+                    if split == "test" and candidate.family not in trained:
+                        report.rejected["test before train"] += 1
+                        continue
+                    trained.add(candidate.family)
                     done = done.model_copy(update={"id": f"{candidate.family}-{len(tasks):05d}"})
                     tasks.append(done)
                     kept_kinds[candidate.kind] += 1
                     kept_families[candidate.family] += 1
                     world.kept += 1
                     report.worlds[world.seed] += 1
-                    split = next(tag for tag in done.tags if tag.startswith("split:")).removeprefix("split:")
                     report.kept[(candidate.family, split, _bucket(done))] += 1
                     bar.update(1)
     finally:

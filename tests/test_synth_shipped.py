@@ -10,21 +10,29 @@ import pytest
 from mcpgym.baselines.agents import NoOpAgent, OracleAgent
 from mcpgym.baselines.rollout import run_episode
 from mcpgym.envs import make_env
-from mcpgym.servers.catalog import server_names
+from mcpgym.servers.catalog import load_server, server_names
 from mcpgym.tasks.execute import verify_task
-from mcpgym.tasks.loader import named_tasks, synthesized_tasks
+from mcpgym.tasks.loader import named_tasks, shipped_tasks, synthesized_tasks
 
 TASKS = synthesized_tasks()
 
 
 def test_the_set_has_the_promised_spread() -> None:
-    assert len(TASKS) >= 1500
+    assert len(TASKS) >= 4000
     calls = [len(t.calls) for t in TASKS]
-    assert statistics.median(calls) >= 4 and max(calls) >= 12
+    assert statistics.median(calls) >= 3 and max(calls) >= 12
+    assert sum(c >= 5 for c in calls) >= len(TASKS) / 6
     assert sum(len({c.server for c in t.calls}) > 1 for t in TASKS) >= len(TASKS) / 5
     assert sum(len(t.turns) > 1 for t in TASKS) >= len(TASKS) / 4
     per_server = {s: sum(t.servers == [s] for t in TASKS) for s in server_names()}
     assert min(per_server.values()) >= 100, per_server
+
+
+def test_the_shipped_tasks_use_every_tool_of_every_server() -> None:
+    used = {(call.server or task.servers[0], call.tool) for task in [*TASKS, *shipped_tasks()] for call in task.calls}
+    unused = [(server, tool.name) for server in server_names() for tool in load_server(server).tools
+              if (server, tool.name) not in used]
+    assert not unused, f"tools no shipped task calls: {unused}"
 
 
 def test_splits_partition_the_set_by_entities() -> None:
