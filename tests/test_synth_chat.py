@@ -3,22 +3,20 @@ the oracle solves them and doing nothing does not, and the refusals they ask for
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterator
 
 import pytest
+from family_checks import one_task_per_family
 
 from mcpgym.baselines.agents import NoOpAgent, OracleAgent
 from mcpgym.baselines.rollout import run_episode
 from mcpgym.envs import make_env
 from mcpgym.servers.catalog import load_server
 from mcpgym.servers.toolbox import Toolbox
-from mcpgym.synth.family import Family, SamplingError, WorldView
 from mcpgym.synth.families import families_for
 from mcpgym.synth.families.chat import CHAT_FAMILIES
-from mcpgym.synth.generate import choose_wordings, validate
-from mcpgym.tasks.execute import complete_from_run, execute_task
+from mcpgym.tasks.execute import execute_task
 from mcpgym.tasks.model import Task
 from mcpgym.tasks.refs import evaluate
 
@@ -26,39 +24,9 @@ SERVERS = ("chat", "crm", "zendesk")
 ATTEMPTS = 12
 
 
-def first_valid(family: Family, view: WorldView, box: Toolbox, rng: random.Random) -> Task | None:
-    """The first draft of `family` that passes the generator's validation, completed."""
-    for _ in range(ATTEMPTS):
-        try:
-            draft = family.draft(view, rng)
-        except SamplingError:
-            continue
-        if draft is None:
-            continue
-        task = Task.model_validate({"id": f"{family.name}-0", "servers": list(draft.servers or family.servers),
-                                    "seed": view.seed, "turns": choose_wordings(draft, "test", rng),
-                                    "tags": [f"family:{family.name}", f"kind:{family.kind}"]})
-        run = execute_task(task, box)
-        again = execute_task(task, box) if draft.writes else None
-        if validate(draft.checks, draft.writes, run, again) is None:
-            return complete_from_run(task, run)
-    return None
-
-
 @pytest.fixture(scope="module")
 def validated() -> Iterator[dict[str, Task]]:
-    """One validated task per family, from the world of seed 0 (seed 1 for a family that
-    grounds nothing there)."""
-    found: dict[str, Task] = {}
-    for seed in (0, 1):
-        view, box = WorldView(SERVERS, seed), Toolbox(list(SERVERS), seed)
-        rng = random.Random(seed)
-        for family in CHAT_FAMILIES:
-            if family.name not in found and (task := first_valid(family, view, box, rng)) is not None:
-                found[family.name] = task
-        view.close()
-        box.close()
-    yield found
+    yield one_task_per_family(CHAT_FAMILIES, SERVERS, ATTEMPTS)
 
 
 def test_every_family_grounds_a_valid_task(validated: dict[str, Task]) -> None:
