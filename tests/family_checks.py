@@ -1,12 +1,18 @@
 """Shared by the per-server family tests: one validated task per family, drafted and checked
-exactly as the generator does."""
+exactly as the generator does, and the checks every server's families pass."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
 
+from mcpgym.baselines.agents import NoOpAgent, OracleAgent
+from mcpgym.baselines.rollout import run_episode
+from mcpgym.envs import make_env
+from mcpgym.envs.mcp_env import McpEnv
+from mcpgym.servers.catalog import load_server
 from mcpgym.servers.toolbox import Toolbox
+from mcpgym.synth.families import families_for
 from mcpgym.synth.family import Family, SamplingError, WorldView
 from mcpgym.synth.generate import choose_wordings, validate
 from mcpgym.tasks.execute import complete_from_run, execute_task
@@ -45,3 +51,48 @@ def one_task_per_family(families: Sequence[Family], servers: Sequence[str], atte
         view.close()
         box.close()
     return found
+
+
+BASIC_KINDS = frozenset({"lookup", "aggregation", "write", "conditional-write", "policy", "multi-turn", "cross-server"})
+"""The kinds every server's families include."""
+
+
+def check_families_ground(validated: dict[str, Task], families: Sequence[Family], servers: Sequence[str],
+                          server: str) -> None:
+    """Every family grounds a valid task, is offered for `servers`, and is named for `server`."""
+    assert set(validated) == {f.name for f in families}
+    assert {f.name for f in families} <= {f.name for f in families_for(servers)}
+    assert all(f.name.startswith((f"{server}.", f"cross.{server}-")) for f in families)
+
+
+def check_every_tool_used(validated: dict[str, Task], families: Sequence[Family], servers: Sequence[str],
+                          server: str, kinds: frozenset[str] = BASIC_KINDS) -> None:
+    """The tasks call every tool of `server`, the families span `kinds`, some task has two
+    turns, and the cross-server ones reach every server of `servers`."""
+    used = {call.tool for task in validated.values() for call in task.calls if call.server == server}
+    assert used == set(load_server(server).tools.names())
+    assert kinds <= {f.kind for f in families}
+    assert any(len(t.turns) > 1 for t in validated.values())
+    assert {s for t in validated.values() if len(t.servers) > 1 for s in t.servers} == set(servers)
+
+
+def check_writes_expect_changes(validated: dict[str, Task], families: Sequence[Family]) -> None:
+    """A task expects row changes exactly when it calls a write; a policy task writes nothing
+    and states facts."""
+    for family in families:
+        task = validated[family.name]
+        writes = any(load_server(c.server or "").tools.get(c.tool).writes for c in task.calls)  # type: ignore[union-attr]
+        assert bool(task.expected_changes) == writes, family.name
+        if family.kind == "policy":
+            assert not writes and task.facts, family.name
+
+
+def check_oracle_and_do_nothing(validated: dict[str, Task]) -> None:
+    """The oracle scores 1.0 and a do-nothing agent 0.0 on every task."""
+    envs: dict[tuple[str, ...], McpEnv] = {}
+    for name, task in validated.items():
+        env = envs.setdefault(tuple(task.servers), make_env(task.servers))
+        assert run_episode(env, OracleAgent(), task).reward == 1.0, name
+        assert run_episode(env, NoOpAgent(), task).reward == 0.0, name
+    for env in envs.values():
+        env.close()

@@ -9,15 +9,16 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from family_checks import one_task_per_family
+from family_checks import (
+    BASIC_KINDS, check_every_tool_used,
+    check_families_ground,
+    check_oracle_and_do_nothing,
+    check_writes_expect_changes,
+    one_task_per_family,
+)
 
-from mcpgym.baselines.agents import NoOpAgent, OracleAgent
-from mcpgym.baselines.rollout import run_episode
-from mcpgym.envs import make_env
-from mcpgym.servers.catalog import load_server
 from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.toolbox import Toolbox
-from mcpgym.synth.families import families_for
 from mcpgym.synth.families.projects import PROJECTS_FAMILIES
 from mcpgym.tasks.execute import execute_task
 from mcpgym.tasks.model import Task
@@ -35,28 +36,15 @@ def validated() -> Iterator[dict[str, Task]]:
 
 
 def test_every_family_grounds_a_valid_task(validated: dict[str, Task]) -> None:
-    assert set(validated) == {f.name for f in PROJECTS_FAMILIES}
-    assert {f.name for f in PROJECTS_FAMILIES} <= {f.name for f in families_for(SERVERS)}
-    assert all(f.name.startswith(("projects.", "cross.projects-")) for f in PROJECTS_FAMILIES)
+    check_families_ground(validated, PROJECTS_FAMILIES, SERVERS, "projects")
 
 
 def test_the_families_use_every_projects_tool(validated: dict[str, Task]) -> None:
-    used = {call.tool for task in validated.values() for call in task.calls if call.server == "projects"}
-    assert used == set(load_server("projects").tools.names())
-    kinds = {f.kind for f in PROJECTS_FAMILIES}
-    assert {"lookup", "drill-down", "aggregation", "comparison", "write", "conditional-write", "policy", "multi-turn",
-            "cross-server"} <= kinds
-    assert any(len(t.turns) > 1 for t in validated.values())
-    assert {s for t in validated.values() if len(t.servers) > 1 for s in t.servers} == set(SERVERS)
+    check_every_tool_used(validated, PROJECTS_FAMILIES, SERVERS, "projects", BASIC_KINDS | {"drill-down", "comparison"})
 
 
 def test_writes_expect_changes_and_reads_none(validated: dict[str, Task]) -> None:
-    for family in PROJECTS_FAMILIES:
-        task = validated[family.name]
-        writes = any(load_server(c.server or "").tools.get(c.tool).writes for c in task.calls)  # type: ignore[union-attr]
-        assert bool(task.expected_changes) == writes, family.name
-        if family.kind == "policy":
-            assert not writes and task.facts, family.name
+    check_writes_expect_changes(validated, PROJECTS_FAMILIES)
 
 
 Refusal = Callable[[Task, Results, ToolSession], tuple[str, dict[str, Any]]]
@@ -112,13 +100,7 @@ def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) 
 
 
 def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated: dict[str, Task]) -> None:
-    envs = {}
-    for name, task in validated.items():
-        env = envs.setdefault(tuple(task.servers), make_env(task.servers))
-        assert run_episode(env, OracleAgent(), task).reward == 1.0, name
-        assert run_episode(env, NoOpAgent(), task).reward == 0.0, name
-    for env in envs.values():
-        env.close()
+    check_oracle_and_do_nothing(validated)
 
 
 def test_requests_name_no_internal_ids(validated: dict[str, Task]) -> None:
