@@ -15,7 +15,7 @@ import warnings
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import distributions
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcpgym.servers.kernel.spec import ServerSpec
@@ -41,30 +41,38 @@ class ServerNotFound(KeyError):
 
 
 @dataclass(frozen=True)
-class ServerEntry:
-    """Where one server is declared: its name, `module:attribute`, and its distribution."""
+class Declaration:
+    """One entry point: its name, `module:attribute`, and the distribution declaring it."""
 
     name: str
     target: str
     distribution: str
 
+    def load(self) -> Any:
+        """The object the target names (a missing attribute names `SERVER`)."""
+        module, _, attribute = self.target.partition(":")
+        return getattr(importlib.import_module(module), attribute or "SERVER")
+
+
+def declarations(group: str) -> list[Declaration]:
+    """Every entry point of `group` in every distribution on the path, not only the first of
+    each name, so that a stale copy of a distribution's metadata (an old `*.egg-info` in the
+    working folder) cannot hide what the installed one declares; copies agree on targets."""
+    found: list[Declaration] = []
+    for dist in distributions():
+        points = dist.entry_points.select(group=group)
+        if points:
+            found += [Declaration(point.name, point.value, dist.metadata["Name"] or "?") for point in points]
+    return found
+
 
 @cache
-def discovered() -> dict[str, ServerEntry]:
+def discovered() -> dict[str, Declaration]:
     """Every installed server by name: mcpgym's own first, then the other distributions', each
     by name. A malformed name, or a name two distributions both claim, is left out with a
-    warning (one broken plugin never hides the other servers).
-
-    Every distribution on the path is read, not only the first of each name, so that a stale
-    copy of a distribution's metadata (an old `*.egg-info` in the working folder) cannot hide
-    the servers of the installed one; copies declaring the same target agree."""
-    entries: list[ServerEntry] = []
-    for dist in distributions():
-        points = dist.entry_points.select(group=ENTRY_POINT_GROUP)
-        if points:
-            entries += [ServerEntry(point.name, point.value, dist.metadata["Name"] or "?") for point in points]
-    found: dict[str, ServerEntry] = {}
-    for entry in sorted(entries, key=lambda e: (e.distribution != "mcpgym", e.name)):
+    warning (one broken plugin never hides the other servers)."""
+    found: dict[str, Declaration] = {}
+    for entry in sorted(declarations(ENTRY_POINT_GROUP), key=lambda e: (e.distribution != "mcpgym", e.name)):
         if not SERVER_NAME.match(entry.name):
             warnings.warn(f"mcpgym: ignoring server {entry.name!r} of {entry.distribution}: a server name is "
                           f"lowercase letters, digits and _ (at most 32), starting with a letter", stacklevel=2)
@@ -90,11 +98,10 @@ def load_server(name: str) -> ServerSpec:
 
 
 @cache
-def _load(entry: ServerEntry) -> ServerSpec:
+def _load(entry: Declaration) -> ServerSpec:
     from mcpgym.servers.kernel.spec import ServerSpec
 
-    module, _, attribute = entry.target.partition(":")
-    spec = getattr(importlib.import_module(module), attribute or "SERVER")
+    spec = entry.load()
     if not isinstance(spec, ServerSpec):
         raise TypeError(f"server {entry.name!r} ({entry.target}, from {entry.distribution}) is not a ServerSpec")
     if spec.name != entry.name:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from importlib.metadata import distributions
 
+from mcpgym.servers.catalog import declarations
 from mcpgym.synth.families.calendar import CALENDAR_FAMILIES
 from mcpgym.synth.families.chat import CHAT_FAMILIES
 from mcpgym.synth.families.code import CODE_FAMILIES
@@ -51,13 +51,11 @@ def installed_families() -> tuple[Family, ...]:
     """This package's families, then those of the entry points (by entry-point name); a
     family whose name is already taken is left out, so a name means one family."""
     families = list(ALL_FAMILIES)
-    points = sorted((p for d in distributions() for p in d.entry_points.select(group=FAMILY_ENTRY_POINT_GROUP)),
-                    key=lambda p: (p.name, p.value))
-    for point in points:
+    for point in sorted(declarations(FAMILY_ENTRY_POINT_GROUP), key=lambda p: (p.name, p.target)):
         loaded = point.load()
         if isinstance(loaded, Family) or not all(isinstance(f, Family) for f in loaded):
-            raise TypeError(f"entry point {point.name} = {point.value!r} ({FAMILY_ENTRY_POINT_GROUP}) "
-                            "must name a sequence of Family instances")
+            raise TypeError(f"entry point {point.name} = {point.target!r} of {point.distribution} "
+                            f"({FAMILY_ENTRY_POINT_GROUP}) must name a sequence of Family instances")
         families += loaded
     by_name: dict[str, Family] = {}
     for family in families:
