@@ -30,72 +30,32 @@ def zendesk_identity(session: ToolSession, email: str) -> Identity | None:
     return user["name"], user["email"], organization
 
 
-def crm_identity(session: ToolSession, email: str) -> Identity | None:
-    result = session.call("find_contact_by_email", {"email": email})
-    if not result.ok:
-        assert (result.error or "").startswith("not_found")
-        return None
-    data = result.data or {}
-    return data["name"], data["email"], data["account_name"]
+def by_email(tool: str, organization: str = "organization_name") -> Callable[[ToolSession, str], Identity | None]:
+    """A lookup through `tool(email=...)`, whose result names the person's organisation in the
+    field `organization`; None where the tool answers not_found."""
 
+    def identity(session: ToolSession, email: str) -> Identity | None:
+        result = session.call(tool, {"email": email})
+        if not result.ok:
+            assert (result.error or "").startswith("not_found")
+            return None
+        data = result.data or {}
+        return data["name"], data["email"], data[organization]
 
-def email_identity(session: ToolSession, email: str) -> Identity | None:
-    result = session.call("lookup_contact", {"email": email})
-    if not result.ok:
-        assert (result.error or "").startswith("not_found")
-        return None
-    data = result.data or {}
-    return data["name"], data["email"], data["organization_name"]
-
-
-def flights_identity(session: ToolSession, email: str) -> Identity | None:
-    result = session.call("get_passenger_by_email", {"email": email})
-    if not result.ok:
-        assert (result.error or "").startswith("not_found")
-        return None
-    data = result.data or {}
-    return data["name"], data["email"], data["organization_name"]
-
-
-def finance_identity(session: ToolSession, email: str) -> Identity | None:
-    result = session.call("get_investor", {"email": email})
-    if not result.ok:
-        assert (result.error or "").startswith("not_found")
-        return None
-    data = result.data or {}
-    return data["name"], data["email"], data["organization_name"]
-
-
-def calendar_identity(session: ToolSession, email: str) -> Identity | None:
-    result = session.call("get_person", {"email": email})
-    if not result.ok:
-        assert (result.error or "").startswith("not_found")
-        return None
-    data = result.data or {}
-    return data["name"], data["email"], data["organization_name"]
-
-
-def user_by_email(session: ToolSession, email: str) -> Identity | None:
-    """The workplace servers' `get_user_by_email` (they know the company's own people)."""
-    result = session.call("get_user_by_email", {"email": email})
-    if not result.ok:
-        assert (result.error or "").startswith("not_found")
-        return None
-    data = result.data or {}
-    return data["name"], data["email"], data["organization_name"]
+    return identity
 
 
 WORKPLACE = ("chat", "docs", "projects", "files", "code")
 """Servers of the company's own work: they know its employees (chat also a few customers)."""
 
 LOOKUPS: dict[str, Callable[[ToolSession, str], Identity | None]] = {
-    **{server: user_by_email for server in WORKPLACE},
+    **{server: by_email("get_user_by_email") for server in WORKPLACE},
     "zendesk": zendesk_identity,
-    "crm": crm_identity,
-    "calendar": calendar_identity,
-    "email": email_identity,
-    "finance": finance_identity,
-    "flights": flights_identity,
+    "crm": by_email("find_contact_by_email", "account_name"),
+    "calendar": by_email("get_person"),
+    "email": by_email("lookup_contact"),
+    "finance": by_email("get_investor"),
+    "flights": by_email("get_passenger_by_email"),
 }
 
 
