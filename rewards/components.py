@@ -14,7 +14,7 @@ from mcpgym.tasks.trajectory import CallRecord, Trajectory
 from mcpgym.rewards.facts import fact_found, numbers_in
 from mcpgym.rewards.ground_truth import GroundTruth, TruthCall
 from mcpgym.rewards.normalize import normalize
-from mcpgym.tasks.execute import change_satisfied
+from mcpgym.tasks.execute import changes_made
 from mcpgym.tasks.model import Task
 
 VALIDITY_CREDIT = {"malformed": 0.0, "rejected": 1 / 3, "error": 2 / 3, "ok": 1.0}
@@ -177,7 +177,9 @@ def state(task: Task, trajectory: Trajectory, truth: GroundTruth) -> float | Non
     over expected changes plus rows changed that the task did not ask for, squared:
 
     state = (made / (expected + unexpected)) ** 2; not applicable when the task expects no
-    change and the agent made none.
+    change and the agent made none. A row the agent inserted counts under another key than
+    the expected one when its values are the expected ones (the key depends on the order of
+    independent writes; `tasks.execute.changes_made`).
 
     Squared because the rows of one write go together: an email sent to the wrong person
     still inserts the right message, thread and label rows, and linear credit would call it
@@ -187,5 +189,5 @@ def state(task: Task, trajectory: Trajectory, truth: GroundTruth) -> float | Non
     unexpected = sum(1 for c in trajectory.changes if (c.server, c.table, c.key) not in wanted)
     if not task.expected_changes and not unexpected:
         return None
-    made = sum(change_satisfied(expected, trajectory.changes) for expected in task.expected_changes)
+    made = changes_made(task.expected_changes, trajectory.changes)
     return (made / (len(task.expected_changes) + unexpected)) ** 2

@@ -8,9 +8,11 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from types import TracebackType
 from typing import Any
 
+from mcpgym.servers.catalog import ServerNotFound, load_server
 from mcpgym.servers.toolbox import Toolbox
 from mcpgym.servers.kernel.database import RowChange
 from mcpgym.servers.kernel.initial_state import InitialStateError
@@ -47,11 +49,53 @@ def observed_changes(diff: dict[str, list[RowChange]]) -> list[ExpectedChange]:
 
 def change_satisfied(expected: ExpectedChange, actual: list[ExpectedChange]) -> bool:
     """Whether some actual change is the expected one with every expected field value."""
-    return any(
-        (a.server, a.table, a.key, a.op) == (expected.server, expected.table, expected.key, expected.op)
-        and all(a.fields.get(k) == v for k, v in expected.fields.items())
-        for a in actual
-    )
+    return any(_same_row(expected, a) and _holds(expected, a) for a in actual)
+
+
+def changes_made(expected: Sequence[ExpectedChange], actual: Sequence[ExpectedChange]) -> int:
+    """How many expected changes the actual ones make, each actual change counted once.
+
+    An update or delete is of one existing row: it must have the expected key. An inserted
+    row's key is whatever the database gave it, which depends on the order of the writes (two
+    messages sent in the other order swap their ids): an expected insert is made by the insert
+    of the same key with every expected value, or else by another insert into the same table
+    with every expected value but those of the key columns."""
+    used: set[int] = set()
+    made = 0
+    loose: list[ExpectedChange] = []
+    for want in expected:
+        found = next((i for i, a in enumerate(actual) if i not in used and _same_row(want, a) and _holds(want, a)), None)
+        if found is not None:
+            used.add(found)
+            made += 1
+        elif want.op == "insert":
+            loose.append(want)
+    for want in loose:
+        keys = key_columns(want.server, want.table)
+        found = next((i for i, a in enumerate(actual) if i not in used and a.op == "insert"
+                      and (a.server, a.table) == (want.server, want.table) and _holds(want, a, skip=keys)), None)
+        if found is not None:
+            used.add(found)
+            made += 1
+    return made
+
+
+def _same_row(expected: ExpectedChange, actual: ExpectedChange) -> bool:
+    return (actual.server, actual.table, actual.key, actual.op) == (expected.server, expected.table, expected.key, expected.op)
+
+
+def _holds(expected: ExpectedChange, actual: ExpectedChange, skip: frozenset[str] = frozenset()) -> bool:
+    return all(actual.fields.get(k) == v for k, v in expected.fields.items() if k not in skip)
+
+
+@cache
+def key_columns(server: str, table: str) -> frozenset[str]:
+    """The primary-key columns of `table` in `server`'s schema (none if either is unknown)."""
+    try:
+        found = load_server(server).base.metadata.tables.get(table)
+    except ServerNotFound:
+        return frozenset()
+    return frozenset(column.name for column in found.primary_key.columns) if found is not None else frozenset()
 
 
 def execute_task(task: Task, toolbox: Toolbox | None = None) -> Execution:
