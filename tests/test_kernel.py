@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -135,19 +136,49 @@ def test_same_seed_same_world_across_processes(zendesk: ServerSpec) -> None:
     assert len(hashes) == 1
 
 
-@pytest.mark.parametrize("server", SERVERS)
-def test_seeded_snapshot_is_the_same_to_the_byte_across_processes(server: str) -> None:
+@pytest.fixture(scope="module")
+def snapshot_digests() -> list[dict[str, str]]:
+    """Per server, the digest of its seeded database of seed 2, built afresh in each of two
+    processes with different hash seeds (one process builds every server)."""
     code = (
-        "import hashlib\n"
-        "from mcpgym.servers.catalog import load_server\n"
-        f"print(hashlib.sha256(load_server({server!r}).seeded(2).snapshot).hexdigest())"
+        "import hashlib, json\n"
+        "from mcpgym.servers.catalog import load_server, server_names\n"
+        "print(json.dumps({s: hashlib.sha256(load_server(s).seeded(2).snapshot).hexdigest() for s in server_names()}))"
     )
-    runs = {
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                       env={**os.environ, "PYTHONHASHSEED": str(n), "MCPGYM_CACHE_DIR": "off"}).stdout
+    return [
+        json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                  env={**os.environ, "PYTHONHASHSEED": str(n), "MCPGYM_CACHE_DIR": "off"}).stdout)
         for n in (1, 2)
-    }
-    assert len(runs) == 1 and len(next(iter(runs)).strip()) == 64
+    ]
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_seeded_snapshot_is_the_same_to_the_byte_across_processes(server: str, snapshot_digests: list[dict[str, str]]) -> None:
+    first, second = (digests[server] for digests in snapshot_digests)
+    assert first == second and len(first) == 64
+
+
+CREATION_COLUMNS = ("created_at", "placed_at", "posted_at", "sent_at", "submitted_at", "hired_at")
+"""Columns that say when a row came to be: never after the world's clock."""
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_nothing_seeded_was_made_after_the_worlds_now(server: str) -> None:
+    from contextlib import closing
+
+    from mcpgym.servers.catalog import load_server
+    from mcpgym.servers.kernel.database import load_database, new_connection
+
+    for seed in (0, 3):
+        now = build_world(seed).now.strftime("%Y-%m-%d %H:%M:%S.%f")
+        with closing(new_connection()) as connection:
+            load_database(connection, load_server(server).seeded(seed).snapshot)
+            tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            for table in tables:
+                columns = [row[1] for row in connection.execute(f"PRAGMA table_info('{table}')")]
+                for column in set(columns) & set(CREATION_COLUMNS):
+                    late = connection.execute(f"SELECT count(*), max({column}) FROM '{table}' WHERE {column} > ?", (now,)).fetchone()
+                    assert late[0] == 0, f"{server} seed {seed}: {late[0]} {table}.{column} after now ({now}), up to {late[1]}"
 
 
 def test_world_is_shared_and_consistent() -> None:
@@ -175,10 +206,10 @@ def test_any_arguments_to_any_read_tool_answer_without_raising(session: ToolSess
     tool = data.draw(st.sampled_from([t for t in session.tools if not t.writes]))
     names = list(tool.input_schema.get("properties", {}))
     arguments = data.draw(st.dictionaries(st.sampled_from(names) if names else st.text(max_size=5), json_values, max_size=4))
-    before = session.state_hash()
+    before = session.diff()
     result = session.call(tool.name, arguments)
     assert result.ok or (result.error or "").split(":")[0] in {"invalid_arguments", "not_found", "forbidden"}
-    assert session.state_hash() == before
+    assert session.diff() == before  # the change log, equal to a full comparison (test_kernel_speed_paths)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -187,10 +218,10 @@ def test_failed_writes_never_change_state(session: ToolSession, data: st.DataObj
     tool = data.draw(st.sampled_from([t for t in session.tools if t.writes]))
     names = list(tool.input_schema.get("properties", {}))
     arguments = data.draw(st.dictionaries(st.sampled_from(names), json_values, max_size=4))
-    before = session.state_hash()
+    before = session.diff()
     result = session.call(tool.name, arguments)
     if not result.ok:
-        assert session.state_hash() == before
+        assert session.diff() == before  # the change log, equal to a full comparison (test_kernel_speed_paths)
     session.reset()
 
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from mcpgym.servers.catalog import load_server, server_names
 from mcpgym.servers.kernel import disk_cache
 from mcpgym.servers.kernel import spec as spec_module
 from mcpgym.servers.kernel import world as world_module
-from mcpgym.servers.kernel.database import TableLayout, diff_against, new_connection, quote, state_hash
+from mcpgym.servers.kernel.database import Rows, TableLayout, diff_rows, dump_rows, load_database, new_connection, quote, state_hash
 from mcpgym.servers.kernel.memo import BoundedCache
 from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.servers.kernel.spec import ServerSpec, build_seeded
@@ -49,10 +50,10 @@ def rows_with_rowids(connection: sqlite3.Connection, layouts: tuple[TableLayout,
 
 
 class Bench:
-    """A session of one server with its seeded world attached as `seeded` for full diffs."""
+    """A session of one server with its seeded world's rows, for full comparisons."""
 
-    def __init__(self, spec: ServerSpec, session: ToolSession, seeded_rows: dict[str, list[Any]]) -> None:
-        self.spec, self.session, self.seeded_rows = spec, session, seeded_rows
+    def __init__(self, spec: ServerSpec, session: ToolSession, seeded_rows: dict[str, list[Any]], seeded_dump: Rows) -> None:
+        self.spec, self.session, self.seeded_rows, self.seeded_dump = spec, session, seeded_rows, seeded_dump
 
     def __repr__(self) -> str:
         return f"Bench({self.spec.name})"
@@ -61,10 +62,9 @@ class Bench:
 @pytest.fixture(scope="module", params=SERVERS)
 def bench(request: pytest.FixtureRequest) -> Iterator[Bench]:
     spec = load_server(request.param)
-    with ToolSession(spec, 0) as session:
-        session._connection.execute("ATTACH DATABASE ':memory:' AS seeded")
-        session._connection.deserialize(spec.seeded(0).snapshot, name="seeded")
-        yield Bench(spec, session, rows_with_rowids(session._connection, spec.layouts))
+    with ToolSession(spec, 0) as session, closing(new_connection()) as seeded:
+        load_database(seeded, spec.seeded(0).snapshot)
+        yield Bench(spec, session, rows_with_rowids(session._connection, spec.layouts), dump_rows(seeded))
 
 
 def raw_write(connection: sqlite3.Connection, layout: TableLayout, op: str, pick: int, value: Any) -> None:
@@ -110,8 +110,10 @@ writes = st.lists(
 @given(sequence=writes, tables=st.randoms(use_true_random=False))
 def test_diff_equals_the_full_comparison_and_reset_restores_rowids(bench: Bench, sequence: list[Any], tables: Any) -> None:
     """Random tool writes and raw SQL (updates, deletes, REPLACE, key changes): the log's diff
-    equals the EXCEPT comparison of every table, and a reset in place restores every row
-    with its rowid."""
+    equals a comparison of every row, and a reset in place restores every row with its rowid.
+    (The seeded rows come from a connection of their own: attaching them to the session's
+    connection expires its prepared statements, and SQLite 3.40.1 can crash re-preparing a
+    `json_each` statement; docs/reliability.md.)"""
     session, spec = bench.session, bench.spec
     write_tools = [t for t in spec.tools if t.writes and t.examples]
     try:
@@ -121,7 +123,7 @@ def test_diff_equals_the_full_comparison_and_reset_restores_rowids(bench: Bench,
                 session.call(tool.name, tool.examples[pick % len(tool.examples)])
             else:
                 raw_write(session._connection, tables.choice(spec.layouts), op, pick, value)
-        assert session.diff() == diff_against(session._connection, "seeded")
+        assert session.diff() == diff_rows(bench.seeded_dump, dump_rows(session._connection))
         session.reset(0)
         assert session.diff() == []
         assert rows_with_rowids(session._connection, spec.layouts) == bench.seeded_rows

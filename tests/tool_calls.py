@@ -18,12 +18,13 @@ def ok(session: ToolSession, tool: str, args: dict[str, Any] | None = None) -> d
 
 def fails(session: ToolSession, tool: str, args: dict[str, Any], code: str) -> str:
     """Call a tool that must fail with `code` (`not_found`, `invalid_arguments`, `forbidden`, ...) and leave the state
-    unchanged; its error text."""
-    before = session.state_hash()
+    unchanged (by the session's change log, which costs what changed, not the size of the
+    world; tests/test_kernel_speed_paths.py checks it against a full comparison); its error text."""
+    before = session.diff()
     result = session.call(tool, args)
     assert not result.ok, f"{tool} unexpectedly succeeded: {result.data}"
     assert result.error is not None and result.error.startswith(f"{code}: "), result.error
-    assert session.state_hash() == before
+    assert session.diff() == before
     return result.error
 
 
