@@ -61,8 +61,14 @@ VALUE_ENTITIES: dict[str, str] = {
     "origin": "airport",
     "destination": "airport",
     "home_airport": "airport",
+    **{name: f"{name} (value)" for name in (
+        "order_number", "return_number", "sku", "tracking_number", "confirmation_number", "handle", "plan_code",
+        "addon_code",
+    )},
 }
-"""Fields and parameters that name an entity by value rather than by an `_id`."""
+"""Fields and parameters that name an entity by value rather than by an `_id`; the numbers,
+codes and handles a user quotes (an order number, a SKU, a tracking number) link only fields
+and parameters of the same name."""
 
 KEY_FIELDS = ("id", "code")
 """Fields that hold the key of the model they are in (`AirportOut.code` is an airport)."""

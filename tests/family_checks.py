@@ -4,7 +4,8 @@ exactly as the generator does, and the checks every server's families pass."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+import re
+from collections.abc import Collection, Sequence
 
 from mcpgym.baselines.agents import NoOpAgent, OracleAgent
 from mcpgym.baselines.rollout import run_episode
@@ -96,3 +97,15 @@ def check_oracle_and_do_nothing(validated: dict[str, Task]) -> None:
         assert run_episode(env, NoOpAgent(), task).reward == 0.0, name
     for env in envs.values():
         env.close()
+
+
+def check_no_internal_ids(validated: dict[str, Task], me: int | None = None, known: Collection[str] = ()) -> None:
+    """Ids reach the calls only through bindings: no `*_id` argument a call writes out appears
+    in its task's requests (the acting user's own id `me`, and the parameters in `known` that a
+    user quotes, such as a help-desk ticket number, aside)."""
+    for task in validated.values():
+        text = " ".join(turn.user for turn in task.turns)
+        for call in task.calls:
+            for name, value in call.arguments.items():
+                if name.endswith("_id") and name not in known and (me is None or value != me):
+                    assert not re.search(rf"(?<![\d-]){re.escape(str(value))}(?![\d-])", text), (task.id, name, value)

@@ -13,8 +13,17 @@ from mcpgym.servers.kernel.session import ToolSession
 from mcpgym.synth.graph import PERSON, build_graph, entity_of_name
 from mcpgym.tasks.refs import RefError, resolve
 
-ISOLATED = {"zendesk.list_tags", "flights.nearest_airports", "flights.get_fare_rules"}
-"""Tools whose results and parameters name no entity (tags, cities, fare tables)."""
+ISOLATED = {
+    "zendesk.list_tags", "flights.nearest_airports", "flights.get_fare_rules",
+    "expenses.list_categories", "hr.list_job_levels", "hr.list_time_off_policies", "shipping.list_carriers",
+    "shipping.list_warehouses", "telecom.list_addons", "telecom.list_plans", "social.trending_hashtags",
+    "telecom.check_network_outages",
+    "hr.headcount_report", "payments.get_balance_report", "payments.list_payouts", "retail.sales_report",
+    "shipping.carrier_performance", "shipping.shipping_spend",
+}
+"""Tools whose results and parameters name no entity: tags, cities and fare tables;
+catalogues (expense categories, job levels, leave policies, carriers, warehouses, plans and
+add-ons, trending tags, outages by area); reports aggregated over a period."""
 
 
 def edges(graph: nx.MultiDiGraph, source: str, target: str) -> list[dict]:  # type: ignore[type-arg]
