@@ -10,6 +10,7 @@ import pytest
 from family_checks import (
     check_every_tool_used,
     check_families_ground,
+    check_no_internal_ids,
     check_oracle_and_do_nothing,
     check_writes_expect_changes,
     one_task_per_family,
@@ -60,10 +61,10 @@ def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) 
         run = execute_task(task, box)
         channels = [box.sessions["chat"].call("find_channel", {"name": n}).data
                     for n in re.findall(r"#([a-z0-9_-]+)", task.turns[0].user)]
-        before = box.state_hash()
+        before = box.diff()
         result = box.sessions["chat"].call(tool, arguments(run.results, [c["id"] for c in channels if c]))
         assert (result.error or "").startswith("forbidden: "), (name, result.text[:200])
-        assert box.state_hash() == before
+        assert box.diff() == before
         box.close()
         for fact in task.facts:
             assert evaluate(fact.expr, run.results) == fact.value
@@ -75,9 +76,4 @@ def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated:
 
 def test_requests_name_no_internal_ids(validated: dict[str, Task]) -> None:
     """Ids reach the calls only through bindings (user 1, 'me', aside)."""
-    for task in validated.values():
-        text = " ".join(turn.user for turn in task.turns)
-        for call in task.calls:
-            for name, value in call.arguments.items():
-                if name.endswith("_id") and value != 1:
-                    assert not re.search(rf"(?<![\d-]){value}(?![\d-])", text), (task.id, name, value)
+    check_no_internal_ids(validated, me=1)

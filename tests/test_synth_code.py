@@ -11,6 +11,7 @@ import pytest
 from family_checks import (
     check_every_tool_used,
     check_families_ground,
+    check_no_internal_ids,
     check_oracle_and_do_nothing,
     check_writes_expect_changes,
     one_task_per_family,
@@ -79,10 +80,10 @@ def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) 
         task = validated[name]
         box = Toolbox(list(task.servers), task.seed)
         run = execute_task(task, box)
-        before = box.state_hash()
+        before = box.diff()
         result = box.sessions["code"].call(tool, arguments(task, run.results, box))
         assert (result.error or "").startswith("forbidden: "), (name, result.text[:200])
-        assert box.state_hash() == before
+        assert box.diff() == before
         box.close()
         for fact in task.facts:
             assert evaluate(fact.expr, run.results) == fact.value
@@ -94,9 +95,4 @@ def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated:
 
 def test_requests_name_no_internal_ids(validated: dict[str, Task]) -> None:
     """User ids reach the calls only through bindings."""
-    for task in validated.values():
-        text = " ".join(turn.user for turn in task.turns)
-        for call in task.calls:
-            for name, value in call.arguments.items():
-                if name.endswith("_id") and value != 1:
-                    assert not re.search(rf"(?<![\d-]){value}(?![\d-])", text), (task.id, name, value)
+    check_no_internal_ids(validated, me=1)

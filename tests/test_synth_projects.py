@@ -12,6 +12,7 @@ import pytest
 from family_checks import (
     BASIC_KINDS, check_every_tool_used,
     check_families_ground,
+    check_no_internal_ids,
     check_oracle_and_do_nothing,
     check_writes_expect_changes,
     one_task_per_family,
@@ -90,10 +91,10 @@ def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) 
         run = execute_task(task, box)
         session = box.sessions["projects"]
         tool, arguments = refused(task, run.results, session)
-        before = box.state_hash()
+        before = box.diff()
         result = session.call(tool, arguments)
         assert (result.error or "").startswith("forbidden: "), (name, arguments, result.text[:200])
-        assert box.state_hash() == before
+        assert box.diff() == before
         box.close()
         for fact in task.facts:
             assert evaluate(fact.expr, run.results) == fact.value
@@ -106,9 +107,4 @@ def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated:
 def test_requests_name_no_internal_ids(validated: dict[str, Task]) -> None:
     """User and sprint ids reach the calls only through bindings; requests name keys, names,
     emails and ticket numbers."""
-    for task in validated.values():
-        text = " ".join(turn.user for turn in task.turns)
-        for call in task.calls:
-            for name, value in call.arguments.items():
-                if name.endswith("_id") and name not in KNOWN_HANDLES:
-                    assert not re.search(rf"(?<![\d-]){value}(?![\d-])", text), (task.id, name, value)
+    check_no_internal_ids(validated, known=KNOWN_HANDLES)
