@@ -27,8 +27,8 @@ bench: $(VENV)/.installed
 
 # Regenerate the shipped synthesized task set (tasks/data/synth), the same bytes every time.
 tasks: $(VENV)/.installed
-	$(BIN)/mcpgym synth --servers zendesk,crm,calendar,email,finance,flights,chat,docs,files,projects,code --n 4000 --seed 0 \
-		--out tasks/data/synth/workspace.jsonl --quiet
+	$(BIN)/mcpgym synth --servers zendesk,crm,calendar,email,finance,flights,chat,docs,files,projects,code,retail,payments,shipping,hr,expenses,hotels,telecom,todo,social \
+		--n 10000 --seed 0 --out tasks/data/synth/workspace.jsonl --quiet
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

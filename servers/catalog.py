@@ -29,8 +29,17 @@ SERVER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 SERVER_GROUPS: dict[str, tuple[str, ...]] = {
     "workspace": ("zendesk", "crm", "calendar", "email", "finance", "flights"),
     "workplace": ("zendesk", "chat", "docs", "files", "projects", "code"),
+    "commerce": ("zendesk", "crm", "retail", "payments", "shipping"),
+    "people": ("hr", "expenses", "calendar", "chat", "flights", "hotels", "todo"),
+    "care": ("zendesk", "crm", "telecom", "social"),
+    "world": (
+        "zendesk", "crm", "calendar", "email", "finance", "flights", "chat", "docs", "files", "projects",
+        "code", "retail", "payments", "shipping", "hr", "expenses", "hotels", "telecom", "todo", "social",
+    ),
 }
-"""Named sets of servers mounted together in one environment (`mcp/<group>-v0`)."""
+"""Named sets of servers mounted together in one environment (`mcp/<group>-v0`): the
+workspace, the workplace around the help desk, the shop's commerce, the company's people and
+travel, customer care across channels, and the whole world of twenty servers."""
 
 
 class ServerNotFound(KeyError):

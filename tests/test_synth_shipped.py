@@ -18,11 +18,12 @@ TASKS = synthesized_tasks()
 
 
 def test_the_set_has_the_promised_spread() -> None:
-    assert len(TASKS) >= 4000
+    assert len(TASKS) >= 10_000
     calls = [len(t.calls) for t in TASKS]
     assert statistics.median(calls) >= 3 and max(calls) >= 12
-    assert sum(c >= 5 for c in calls) >= len(TASKS) / 6
+    assert sum(c >= 5 for c in calls) >= len(TASKS) / 10
     assert sum(len({c.server for c in t.calls}) > 1 for t in TASKS) >= len(TASKS) / 5
+    assert sum(len({c.server for c in t.calls}) >= 3 for t in TASKS) >= len(TASKS) / 100
     assert sum(len(t.turns) > 1 for t in TASKS) >= len(TASKS) / 4
     per_server = {s: sum(t.servers == [s] for t in TASKS) for s in server_names()}
     assert min(per_server.values()) >= 100, per_server

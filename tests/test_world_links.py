@@ -45,7 +45,7 @@ def by_email(tool: str, organization: str = "organization_name") -> Callable[[To
     return identity
 
 
-WORKPLACE = ("chat", "docs", "projects", "files", "code")
+WORKPLACE = ("chat", "docs", "projects", "files", "code", "todo")
 """Servers of the company's own work: they know its employees (chat also a few customers)."""
 
 LOOKUPS: dict[str, Callable[[ToolSession, str], Identity | None]] = {
@@ -56,6 +56,14 @@ LOOKUPS: dict[str, Callable[[ToolSession, str], Identity | None]] = {
     "email": by_email("lookup_contact"),
     "finance": by_email("get_investor"),
     "flights": by_email("get_passenger_by_email"),
+    "retail": by_email("get_customer_by_email"),
+    "hr": by_email("get_employee_by_email"),
+    "social": by_email("get_user_by_email"),
+    "payments": by_email("get_customer_by_email"),
+    "shipping": by_email("get_recipient_by_email"),
+    "hotels": by_email("get_guest_by_email"),
+    "expenses": by_email("get_employee_by_email"),
+    "telecom": by_email("get_customer_by_email"),
 }
 
 
@@ -82,6 +90,6 @@ def test_identity_agrees_with_the_world(server: str, seed: int) -> None:
                 continue
             known += 1
             assert identity == (person.name, person.email, organizations[person.organization_id])
-    employees_only = server == "finance" or (server in WORKPLACE and server != "files")
+    employees_only = server in ("finance", "hr", "expenses") or (server in WORKPLACE and server != "files")
     minimum = 3 if employees_only else 20  # they know only the home company's staff
     assert known >= minimum, f"{server} knows only {known} of 43 sampled people"

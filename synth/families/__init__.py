@@ -14,6 +14,7 @@ from mcpgym.servers.catalog import declarations
 from mcpgym.synth.families.calendar import CALENDAR_FAMILIES
 from mcpgym.synth.families.chat import CHAT_FAMILIES
 from mcpgym.synth.families.code import CODE_FAMILIES
+from mcpgym.synth.families.commerce import COMMERCE_FAMILIES
 from mcpgym.synth.families.crm import CRM_FAMILIES
 from mcpgym.synth.families.cross import CROSS_FAMILIES
 from mcpgym.synth.families.docs import DOCS_FAMILIES
@@ -24,6 +25,15 @@ from mcpgym.synth.families.flights import FLIGHTS_FAMILIES
 from mcpgym.synth.families.projects import PROJECTS_FAMILIES
 from mcpgym.synth.families.walk import walk_families
 from mcpgym.synth.families.zendesk import ZENDESK_FAMILIES
+from mcpgym.synth.families.retail import RETAIL_FAMILIES
+from mcpgym.synth.families.payments import PAYMENTS_FAMILIES
+from mcpgym.synth.families.shipping import SHIPPING_FAMILIES
+from mcpgym.synth.families.hr import HR_FAMILIES
+from mcpgym.synth.families.expenses import EXPENSES_FAMILIES
+from mcpgym.synth.families.hotels import HOTELS_FAMILIES
+from mcpgym.synth.families.todo import TODO_FAMILIES
+from mcpgym.synth.families.social import SOCIAL_FAMILIES
+from mcpgym.synth.families.telecom import TELECOM_FAMILIES
 from mcpgym.synth.family import Family
 
 ALL_FAMILIES: tuple[Family, ...] = (
@@ -39,6 +49,16 @@ ALL_FAMILIES: tuple[Family, ...] = (
     *CODE_FAMILIES,
     *PROJECTS_FAMILIES,
     *FILES_FAMILIES,
+    *RETAIL_FAMILIES,
+    *PAYMENTS_FAMILIES,
+    *SHIPPING_FAMILIES,
+    *HR_FAMILIES,
+    *EXPENSES_FAMILIES,
+    *HOTELS_FAMILIES,
+    *TODO_FAMILIES,
+    *SOCIAL_FAMILIES,
+    *TELECOM_FAMILIES,
+    *COMMERCE_FAMILIES,
 )
 
 
