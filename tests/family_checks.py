@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 from mcpgym.baselines.agents import NoOpAgent, OracleAgent
 from mcpgym.baselines.rollout import run_episode
@@ -18,6 +19,7 @@ from mcpgym.synth.family import Family, SamplingError, WorldView
 from mcpgym.synth.generate import choose_wordings, validate
 from mcpgym.tasks.execute import complete_from_run, execute_task
 from mcpgym.tasks.model import Task
+from mcpgym.tasks.refs import evaluate
 
 
 def first_valid(family: Family, view: WorldView, box: Toolbox, rng: random.Random, attempts: int = 12) -> Task | None:
@@ -109,3 +111,41 @@ def check_no_internal_ids(validated: dict[str, Task], me: int | None = None, kno
             for name, value in call.arguments.items():
                 if name.endswith("_id") and name not in known and (me is None or value != me):
                     assert not re.search(rf"(?<![\d-]){re.escape(str(value))}(?![\d-])", text), (task.id, name, value)
+
+
+Refusal = Callable[[Task, dict[str, Any], Toolbox], tuple[str, dict[str, Any]]]
+"""From a policy task, its ground truth's results and its toolbox: the write the request asks
+for, as (tool, arguments)."""
+
+
+def check_policy_refusals(validated: dict[str, Task], families: Sequence[Family], server: str,
+                          refusals: Mapping[str, Refusal], rules: Mapping[str, str] | None = None) -> None:
+    """Every policy family has a refusal; the write each policy task asks for is refused with
+    `forbidden` (naming `rules[family]` where given) and changes nothing, and the task's facts
+    hold in its ground truth's results."""
+    assert set(refusals) == {f.name for f in families if f.kind == "policy"}
+    for name, refusal in refusals.items():
+        task = validated[name]
+        box = Toolbox(list(task.servers), task.seed)
+        try:
+            run = execute_task(task, box)
+            tool, arguments = refusal(task, run.results, box)
+            before = box.diff()
+            result = box.sessions[server].call(tool, arguments)
+            assert (result.error or "").startswith("forbidden: "), (name, arguments, result.text[:300])
+            if rules is not None:
+                assert rules[name] in (result.error or ""), (name, result.error)
+            assert box.diff() == before
+        finally:
+            box.close()
+        for fact in task.facts:
+            assert evaluate(fact.expr, run.results) == fact.value
+
+
+def refusals(refused: Mapping[str, tuple[str, Callable[..., dict[str, Any]]]],
+             arguments: Callable[[Callable[..., dict[str, Any]], Task, dict[str, Any], Toolbox], dict[str, Any]]
+             ) -> dict[str, Refusal]:
+    """Refusals from (tool, maker of its arguments) pairs, each maker called through `arguments`
+    with what it needs of the task, the results and the toolbox."""
+    return {name: (lambda task, results, box, tool=tool, make=make: (tool, arguments(make, task, results, box)))
+            for name, (tool, make) in refused.items()}

@@ -12,15 +12,15 @@ from family_checks import (
     check_families_ground,
     check_no_internal_ids,
     check_oracle_and_do_nothing,
+    check_policy_refusals,
     check_writes_expect_changes,
     one_task_per_family,
+    refusals,
 )
 
 from mcpgym.servers.toolbox import Toolbox
 from mcpgym.synth.families.chat import CHAT_FAMILIES
-from mcpgym.tasks.execute import execute_task
 from mcpgym.tasks.model import Task
-from mcpgym.tasks.refs import evaluate
 
 SERVERS = ("chat", "crm", "zendesk")
 ATTEMPTS = 12
@@ -54,20 +54,15 @@ REFUSED = {
 
 
 def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) -> None:
-    assert set(REFUSED) == {f.name for f in CHAT_FAMILIES if f.kind == "policy"}
-    for name, (tool, arguments) in REFUSED.items():
-        task = validated[name]
-        box = Toolbox(list(task.servers), task.seed)
-        run = execute_task(task, box)
-        channels = [box.sessions["chat"].call("find_channel", {"name": n}).data
-                    for n in re.findall(r"#([a-z0-9_-]+)", task.turns[0].user)]
-        before = box.diff()
-        result = box.sessions["chat"].call(tool, arguments(run.results, [c["id"] for c in channels if c]))
-        assert (result.error or "").startswith("forbidden: "), (name, result.text[:200])
-        assert box.diff() == before
-        box.close()
-        for fact in task.facts:
-            assert evaluate(fact.expr, run.results) == fact.value
+    check_policy_refusals(validated, CHAT_FAMILIES, "chat", refusals(
+        REFUSED, lambda make, task, results, box: make(results, _channel_ids(task, box))))
+
+
+def _channel_ids(task: Task, box: Toolbox) -> list[int]:
+    """The ids of the channels the request names (#name)."""
+    channels = [box.sessions["chat"].call("find_channel", {"name": n}).data
+                for n in re.findall(r"#([a-z0-9_-]+)", task.turns[0].user)]
+    return [c["id"] for c in channels if c]
 
 
 def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated: dict[str, Task]) -> None:

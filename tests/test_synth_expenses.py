@@ -13,15 +13,15 @@ from family_checks import (
     check_families_ground,
     check_no_internal_ids,
     check_oracle_and_do_nothing,
+    check_policy_refusals,
     check_writes_expect_changes,
     one_task_per_family,
+    refusals,
 )
 
 from mcpgym.servers.toolbox import Toolbox
 from mcpgym.synth.families.expenses import EXPENSES_FAMILIES
-from mcpgym.tasks.execute import execute_task
 from mcpgym.tasks.model import Task
-from mcpgym.tasks.refs import evaluate
 
 SERVERS = ("expenses", "flights", "hr", "chat")
 ATTEMPTS = 12
@@ -76,25 +76,20 @@ def _report_titled(task: Task) -> int:
 
 
 def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) -> None:
-    assert set(REFUSED) == {f.name for f in EXPENSES_FAMILIES if f.kind == "policy"}
-    for name, (tool, arguments) in REFUSED.items():
-        task = validated[name]
-        box = Toolbox(list(task.servers), task.seed)
-        run = execute_task(task, box)
-        session = box.sessions["expenses"]
-        title = re.search(r"\"([^\"]+)\" report", task.turns[0].user)
-        if title is not None:
-            found = session.call("search_reports", {"query": title.group(1), "status": ["draft"], "employee_id": 1}).data
-            if found and found["reports"]:
-                _titles[task.id] = found["reports"][0]["id"]
-        before = box.diff()
-        result = session.call(tool, arguments(run.results, task))
-        assert (result.error or "").startswith("forbidden: "), (name, result.text[:200])
-        assert "rule" in (result.error or ""), result.error
-        assert box.diff() == before
-        box.close()
-        for fact in task.facts:
-            assert evaluate(fact.expr, run.results) == fact.value
+    check_policy_refusals(validated, EXPENSES_FAMILIES, "expenses", refusals(
+        REFUSED, lambda make, task, results, box: make(results, _with_report_noted(task, box))),
+        rules={name: "rule" for name in REFUSED})
+
+
+def _with_report_noted(task: Task, box: Toolbox) -> Task:
+    """`task`, after noting the id of the draft report its request names by title."""
+    title = re.search(r"\"([^\"]+)\" report", task.turns[0].user)
+    if title is not None:
+        found = box.sessions["expenses"].call(
+            "search_reports", {"query": title.group(1), "status": ["draft"], "employee_id": 1}).data
+        if found and found["reports"]:
+            _titles[task.id] = found["reports"][0]["id"]
+    return task
 
 
 def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated: dict[str, Task]) -> None:

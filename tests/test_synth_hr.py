@@ -13,15 +13,15 @@ from family_checks import (
     check_families_ground,
     check_no_internal_ids,
     check_oracle_and_do_nothing,
+    check_policy_refusals,
     check_writes_expect_changes,
     one_task_per_family,
+    refusals,
 )
 
 from mcpgym.servers.toolbox import Toolbox
 from mcpgym.synth.families.hr import HR_FAMILIES
-from mcpgym.tasks.execute import execute_task
 from mcpgym.tasks.model import Task
-from mcpgym.tasks.refs import evaluate
 
 SERVERS = ("hr", "chat")
 ATTEMPTS = 12
@@ -97,19 +97,8 @@ def _task_from(r: Results, text: str) -> int:
 
 
 def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) -> None:
-    assert set(REFUSED) == {f.name for f in HR_FAMILIES if f.kind == "policy"}
-    for name, (tool, arguments) in REFUSED.items():
-        task = validated[name]
-        box = Toolbox(list(task.servers), task.seed)
-        _BOX["box"] = box
-        run = execute_task(task, box)
-        before = box.diff()
-        result = box.sessions["hr"].call(tool, arguments(run.results, task.turns[0].user))
-        assert (result.error or "").startswith("forbidden: "), (name, result.text[:300])
-        assert box.diff() == before
-        box.close()
-        for fact in task.facts:
-            assert evaluate(fact.expr, run.results) == fact.value
+    check_policy_refusals(validated, HR_FAMILIES, "hr", refusals(
+        REFUSED, lambda make, task, results, box: _BOX.update(box=box) or make(results, task.turns[0].user)))
 
 
 def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated: dict[str, Task]) -> None:

@@ -14,16 +14,15 @@ from family_checks import (
     check_families_ground,
     check_no_internal_ids,
     check_oracle_and_do_nothing,
+    check_policy_refusals,
     check_writes_expect_changes,
     one_task_per_family,
 )
 
 from mcpgym.servers.kernel.session import ToolSession
-from mcpgym.servers.toolbox import Toolbox
 from mcpgym.synth.families.projects import PROJECTS_FAMILIES
-from mcpgym.tasks.execute import execute_task
 from mcpgym.tasks.model import Task
-from mcpgym.tasks.refs import Results, evaluate
+from mcpgym.tasks.refs import Results
 
 SERVERS = ("projects", "zendesk")
 ATTEMPTS = 25
@@ -84,20 +83,9 @@ REFUSED: dict[str, Refusal] = {
 
 
 def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) -> None:
-    assert set(REFUSED) == {f.name for f in PROJECTS_FAMILIES if f.kind == "policy"}
-    for name, refused in REFUSED.items():
-        task = validated[name]
-        box = Toolbox(list(task.servers), task.seed)
-        run = execute_task(task, box)
-        session = box.sessions["projects"]
-        tool, arguments = refused(task, run.results, session)
-        before = box.diff()
-        result = session.call(tool, arguments)
-        assert (result.error or "").startswith("forbidden: "), (name, arguments, result.text[:200])
-        assert box.diff() == before
-        box.close()
-        for fact in task.facts:
-            assert evaluate(fact.expr, run.results) == fact.value
+    check_policy_refusals(validated, PROJECTS_FAMILIES, "projects", {
+        name: lambda task, results, box, refused=refused: refused(task, results, box.sessions["projects"])
+        for name, refused in REFUSED.items()})
 
 
 def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated: dict[str, Task]) -> None:

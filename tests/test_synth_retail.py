@@ -13,15 +13,15 @@ from family_checks import (
     check_families_ground,
     check_no_internal_ids,
     check_oracle_and_do_nothing,
+    check_policy_refusals,
     check_writes_expect_changes,
     one_task_per_family,
+    refusals,
 )
 
 from mcpgym.servers.toolbox import Toolbox
 from mcpgym.synth.families.retail import RETAIL_FAMILIES
-from mcpgym.tasks.execute import execute_task
 from mcpgym.tasks.model import Task
-from mcpgym.tasks.refs import evaluate
 
 SERVERS = ("retail", "crm")
 ATTEMPTS = 12
@@ -95,19 +95,8 @@ def _other_product_sku(results: dict[str, Any], task: Task) -> str:
 
 
 def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) -> None:
-    assert set(REFUSED) == {f.name for f in RETAIL_FAMILIES if f.kind == "policy"}
-    for name, (tool, arguments) in REFUSED.items():
-        task = validated[name]
-        box = Toolbox(list(task.servers), task.seed)
-        _BOX["current"] = box
-        run = execute_task(task, box)
-        before = box.diff()
-        result = box.sessions["retail"].call(tool, arguments(run.results, task))
-        assert (result.error or "").startswith("forbidden: "), (name, result.text[:300])
-        assert box.diff() == before
-        box.close()
-        for fact in task.facts:
-            assert evaluate(fact.expr, run.results) == fact.value
+    check_policy_refusals(validated, RETAIL_FAMILIES, "retail", refusals(
+        REFUSED, lambda make, task, results, box: _BOX.update(current=box) or make(results, task)))
 
 
 def test_two_turn_tasks_change_nothing_before_the_go_ahead(validated: dict[str, Task]) -> None:

@@ -14,15 +14,14 @@ from family_checks import (
     check_families_ground,
     check_no_internal_ids,
     check_oracle_and_do_nothing,
+    check_policy_refusals,
     check_writes_expect_changes,
     one_task_per_family,
+    refusals,
 )
 
-from mcpgym.servers.toolbox import Toolbox
 from mcpgym.synth.families.shipping import SHIPPING_FAMILIES
-from mcpgym.tasks.execute import execute_task
 from mcpgym.tasks.model import Task
-from mcpgym.tasks.refs import evaluate
 
 SERVERS = ("shipping", "zendesk", "retail")
 ATTEMPTS = 12
@@ -85,19 +84,8 @@ REFUSED: dict[str, tuple[str, Callable[[Results, Task, date], dict[str, Any]]]] 
 
 
 def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) -> None:
-    assert set(REFUSED) == {f.name for f in SHIPPING_FAMILIES if f.kind == "policy"}
-    for name, (tool, arguments) in REFUSED.items():
-        task = validated[name]
-        box = Toolbox(list(task.servers), task.seed)
-        run = execute_task(task, box)
-        session = box.sessions["shipping"]
-        before = box.diff()
-        result = session.call(tool, arguments(run.results, task, session.context.now.date()))
-        assert (result.error or "").startswith("forbidden: "), (name, result.text[:300])
-        assert box.diff() == before
-        box.close()
-        for fact in task.facts:
-            assert evaluate(fact.expr, run.results) == fact.value
+    check_policy_refusals(validated, SHIPPING_FAMILIES, "shipping", refusals(
+        REFUSED, lambda make, task, results, box: make(results, task, box.sessions["shipping"].context.now.date())))
 
 
 def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated: dict[str, Task]) -> None:

@@ -13,15 +13,14 @@ from family_checks import (
     check_families_ground,
     check_no_internal_ids,
     check_oracle_and_do_nothing,
+    check_policy_refusals,
     check_writes_expect_changes,
     one_task_per_family,
+    refusals,
 )
 
-from mcpgym.servers.toolbox import Toolbox
 from mcpgym.synth.families.social import LONG, SOCIAL_FAMILIES
-from mcpgym.tasks.execute import execute_task
 from mcpgym.tasks.model import Task
-from mcpgym.tasks.refs import evaluate
 
 SERVERS = ("social", "zendesk", "crm")
 ATTEMPTS = 12
@@ -72,19 +71,9 @@ RULES = {
 
 
 def test_policy_tasks_ask_for_what_the_rules_refuse(validated: dict[str, Task]) -> None:
-    assert set(REFUSED) == {f.name for f in SOCIAL_FAMILIES if f.kind == "policy"} == set(RULES)
-    for name, (tool, arguments) in REFUSED.items():
-        task = validated[name]
-        box = Toolbox(list(task.servers), task.seed)
-        run = execute_task(task, box)
-        before = box.diff()
-        result = box.sessions["social"].call(tool, arguments(run.results, task))
-        assert (result.error or "").startswith("forbidden: "), (name, result.text[:200])
-        assert RULES[name] in (result.error or ""), (name, result.error)
-        assert box.diff() == before
-        box.close()
-        for fact in task.facts:
-            assert evaluate(fact.expr, run.results) == fact.value
+    assert set(RULES) == set(REFUSED)
+    check_policy_refusals(validated, SOCIAL_FAMILIES, "social", refusals(
+        REFUSED, lambda make, task, results, box: make(results, task)), rules=RULES)
 
 
 def test_the_oracle_solves_every_family_and_doing_nothing_scores_zero(validated: dict[str, Task]) -> None:
