@@ -122,3 +122,53 @@ def test_token_logprobs_match_log_softmax() -> None:
     targets = torch.randint(0, 7, (2, 3))
     expected = torch.log_softmax(logits / 0.7, dim=-1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)
     assert torch.allclose(token_logprobs(logits, targets, temperature=0.7), expected, atol=1e-5)
+
+
+def _tiny_causal_lm(vocab: int = 300) -> torch.nn.Module:
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(0)
+    config = Qwen2Config(vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64, tie_word_embeddings=False)
+    return Qwen2ForCausalLM(config).float()
+
+
+def _logprobs_and_grads(model: torch.nn.Module, chunk: int | None) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    from mcpgym.baselines.train.grpo import sequence_logprobs
+
+    torch.manual_seed(2)
+    ids = torch.randint(0, 300, (3, 11))
+    attention = torch.ones_like(ids)
+    attention[1, 8:] = 0  # right padding
+    model.zero_grad()
+    logp = sequence_logprobs(model, ids, attention, temperature=0.8, chunk=chunk)
+    (logp * torch.linspace(-1, 1, logp.shape[1])).sum().backward()
+    grads = [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]
+    return logp.detach(), grads
+
+
+@pytest.mark.parametrize("lora", [False, True], ids=["full-model", "lora"])
+def test_chunked_logprobs_equal_the_full_logits_path_with_gradients(lora: bool) -> None:
+    from mcpgym.baselines.train.grpo import _body_and_head
+
+    model = _tiny_causal_lm()
+    if lora:
+        from peft import LoraConfig, get_peft_model
+
+        model = get_peft_model(model, LoraConfig(r=4, target_modules=["q_proj", "v_proj", "lm_head"], init_lora_weights=False))
+    assert _body_and_head(model) is not None  # the chunked path is the one taken
+    full, full_grads = _logprobs_and_grads(model, chunk=None)
+    for chunk in (1, 4, 64):
+        chunked, grads = _logprobs_and_grads(model, chunk=chunk)
+        assert chunked.shape == full.shape == (3, 10)
+        assert torch.allclose(chunked, full, atol=1e-5)
+        assert len(grads) == len(full_grads) > 0
+        assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(grads, full_grads))
+
+
+def test_models_with_soft_capped_logits_take_the_full_path() -> None:
+    from mcpgym.baselines.train.grpo import _body_and_head
+
+    model = _tiny_causal_lm()
+    model.config.final_logit_softcapping = 30.0
+    assert _body_and_head(model) is None

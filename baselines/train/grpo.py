@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import torch
+from torch.utils.checkpoint import checkpoint
 
 Aggregation = Literal["token-mean", "sequence-mean"]
 
@@ -46,10 +47,55 @@ def token_logprobs(logits: torch.Tensor, targets: torch.Tensor, temperature: flo
     return out
 
 
-def sequence_logprobs(model: torch.nn.Module, ids: torch.Tensor, attention: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
-    """log p of tokens 1..L-1 of each (right-padded) sequence given the ones before: [batch, L-1]."""
-    logits = model(input_ids=ids, attention_mask=attention, use_cache=False).logits[:, :-1]
-    return token_logprobs(logits, ids[:, 1:], temperature)
+LOGPROB_CHUNK = 512
+"""Sequence positions whose logits exist at once in `sequence_logprobs`."""
+
+
+def sequence_logprobs(
+    model: torch.nn.Module, ids: torch.Tensor, attention: torch.Tensor, temperature: float = 1.0,
+    chunk: int | None = LOGPROB_CHUNK,
+) -> torch.Tensor:
+    """log p of tokens 1..L-1 of each (right-padded) sequence given the ones before: [batch, L-1].
+
+    With `chunk`, the model's body runs once and its output head `chunk` positions at a time,
+    each chunk's logits recomputed in the backward pass rather than kept: the full
+    [batch, length, vocabulary] logits (and an fp32 copy) never exist at once, which is most of
+    an update's memory for a model with a large vocabulary. Models whose forward does more
+    than apply the head to the last hidden state (logit soft-capping) take the full path."""
+    split = _body_and_head(model) if chunk else None
+    if split is None:
+        logits = model(input_ids=ids, attention_mask=attention, use_cache=False).logits[:, :-1]
+        return token_logprobs(logits, ids[:, 1:], temperature)
+    body, head = split
+    hidden = body(input_ids=ids, attention_mask=attention, use_cache=False).last_hidden_state[:, :-1]
+    targets = ids[:, 1:]
+    parts = []
+    for start in range(0, targets.shape[1], chunk):
+        piece, wanted = hidden[:, start : start + chunk], targets[:, start : start + chunk]
+        if torch.is_grad_enabled() and piece.requires_grad:
+            parts.append(checkpoint(_head_logprobs, head, piece, wanted, temperature, use_reentrant=False))
+        else:
+            parts.append(_head_logprobs(head, piece, wanted, temperature))
+    return torch.cat(parts, dim=1) if parts else hidden.new_zeros(targets.shape, dtype=torch.float32)
+
+
+def _head_logprobs(head: torch.nn.Module, hidden: torch.Tensor, targets: torch.Tensor, temperature: float) -> torch.Tensor:
+    return token_logprobs(head(hidden), targets, temperature)
+
+
+def _body_and_head(model: torch.nn.Module) -> tuple[torch.nn.Module, torch.nn.Module] | None:
+    """The model's decoder (hidden states) and output head, for a causal LM (or a PEFT wrapper
+    of one) whose logits are exactly `head(last_hidden_state)`; None for any other model."""
+    config = getattr(model, "config", None)
+    if config is None or getattr(config, "final_logit_softcapping", None) or getattr(config, "logit_scale", None):
+        return None
+    try:
+        body, head = model.get_decoder(), model.get_output_embeddings()
+    except (AttributeError, NotImplementedError):
+        return None
+    if not isinstance(body, torch.nn.Module) or not isinstance(head, torch.nn.Module) or body is model:
+        return None
+    return body, head
 
 
 @dataclass
@@ -108,4 +154,4 @@ def grpo_loss(
         )
 
 
-__all__ = ["LossParts", "grpo_loss", "group_advantages", "sequence_logprobs", "token_logprobs"]
+__all__ = ["LOGPROB_CHUNK", "LossParts", "grpo_loss", "group_advantages", "sequence_logprobs", "token_logprobs"]
