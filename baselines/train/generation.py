@@ -16,6 +16,7 @@ the caller's order. Each continuation stops after the end-of-turn token (kept) o
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -111,31 +112,46 @@ class TimedGenerator:
 
 
 class VllmGenerator:
-    """Generation through vLLM (when installed); weights follow the policy through `sync`."""
+    """Generation through vLLM (when installed); weights follow the policy through `sync`.
 
-    def __init__(self, model_path: str, eos_id: int, dtype: str = "auto", gpu_memory_utilization: float = 0.3, seed: int = 0) -> None:
+    `gpu_memory_utilization` is the share of GPU memory vLLM takes for its weights and KV cache
+    (the rest is the trainer's); `max_model_len` bounds a sequence (prompt and completion),
+    which sizes the KV cache it must be able to hold."""
+
+    def __init__(
+        self, model_path: str, eos_id: int, dtype: str = "auto", gpu_memory_utilization: float = 0.3,
+        max_model_len: int | None = None, seed: int = 0,
+    ) -> None:
         try:
             from vllm import LLM
         except ImportError as err:  # pragma: no cover - depends on the machine
             raise ImportError("rollout.backend = 'vllm' needs vLLM: pip install 'mcpgym[vllm]'") from err
-        self.llm = LLM(model=model_path, dtype=dtype, gpu_memory_utilization=gpu_memory_utilization, seed=seed, enable_prefix_caching=True)
+        self.llm = LLM(
+            model=model_path, dtype=dtype, gpu_memory_utilization=gpu_memory_utilization, max_model_len=max_model_len,
+            seed=seed, enable_prefix_caching=True,
+        )
         self.eos_id = eos_id
 
-    def sync(self, model: Any) -> None:  # pragma: no cover - needs vLLM and a GPU
+    def sync(self, model: Any) -> None:
+        """Load the policy's weights into the engine. The tensors are streamed from the model's
+        own state (with LoRA, while the adapters are folded in), never copied first: a sync
+        needs no second copy of the weights."""
         if hasattr(model, "merge_adapter"):  # LoRA: the base weights with the adapters folded in
             model.merge_adapter()
             try:
-                weights = [
-                    (name.removeprefix("base_model.model.").replace(".base_layer", ""), tensor.clone())
+                self._load(
+                    (name.removeprefix("base_model.model.").replace(".base_layer", ""), tensor)
                     for name, tensor in model.state_dict().items()
                     if "lora_" not in name
-                ]
+                )
             finally:
                 model.unmerge_adapter()
         else:
-            weights = list(model.state_dict().items())
-        self.llm.llm_engine.model_executor.driver_worker.model_runner.model.load_weights(weights)
+            self._load(iter(model.state_dict().items()))
         self.llm.reset_prefix_cache()
+
+    def _load(self, weights: Iterator[tuple[str, Any]]) -> None:
+        self.llm.llm_engine.model_executor.driver_worker.model_runner.model.load_weights(weights)
 
     def generate(self, prompts: list[list[int]], max_new_tokens: int, sampling: Sampling) -> list[list[int]]:  # pragma: no cover
         from vllm import SamplingParams, TokensPrompt
