@@ -7,6 +7,9 @@ Two modes:
   message, tool results come back as `<tool_response>` user messages, and the model's text
   (with `<tool_call>` blocks) is the action.
 
+`strict_tools=True` (tools mode) sends the schemas in OpenAI's strict form, `"strict": true`
+on each function: every argument required, a null for an optional one meaning "not given".
+
 Transport errors, 429s and 5xx answers are retried with exponential backoff; a call that
 still fails, any other error status (401, 404, ...), and a reply that is not a chat completion
 (a non-JSON page, JSON of another shape, a body over `MAX_REPLY_BYTES`) raise `ModelError`,
@@ -26,6 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ValidationError
 
+from mcpgym.servers.kernel.tools import strict_function
 from mcpgym.tasks.model import Task
 
 Mode = Literal["tools", "text"]
@@ -94,6 +98,8 @@ class ChatAgent:
     retries: int = 3
     backoff: float = 1.0
     seed: int | None = None
+    strict_tools: bool = False
+    """Send the tool schemas in strict form (`mcpgym.servers.kernel.tools.strict_function`)."""
     usage: Usage = field(default_factory=Usage)
     client: Any = field(default=None, repr=False)
     """The OpenAI client (made from the settings above when not given); agents may share one."""
@@ -129,7 +135,10 @@ class ChatAgent:
 
     def act(self, observation: dict[str, Any]) -> Any:
         if self.mode == "tools":
-            reply = self._complete(observation["messages"], observation["tools"])
+            tools = observation["tools"]
+            if self.strict_tools:
+                tools = [strict_function(tool) for tool in tools]
+            reply = self._complete(observation["messages"], tools)
             message: dict[str, Any] = {"role": "assistant", "content": reply.content or ""}
             if reply.tool_calls:
                 message["tool_calls"] = [

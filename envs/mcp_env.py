@@ -12,7 +12,7 @@ answers the current user request; the next request is then revealed, or the epis
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from mcpgym.tasks.trajectory import CallRecord, Trajectory, status_of_error
 from mcpgym.servers.catalog import load_server
 from mcpgym.servers.kernel.initial_state import InitialStateError, check_patch
 from mcpgym.servers.kernel.memo import BoundedCache
+from mcpgym.servers.kernel.tools import strict_function
 from mcpgym.servers.kernel.truncation import truncate_result
 from mcpgym.tasks.execute import observed_changes
 from mcpgym.tasks.loader import TASK_SETS, load_tasks, named_tasks, shipped_tasks
@@ -71,7 +72,8 @@ class EpisodeView:
 class McpEnv(gym.Env[dict[str, Any], Any]):
     """A multi-turn tool-use episode over live MCP server sessions."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    """`render_fps` is nominal: `ansi` rendering returns text and never waits."""
 
     def __init__(
         self,
@@ -88,6 +90,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         tool_scope: str = "task",
         distractors: int = 0,
         max_tools: int | None = None,
+        strict_tools: bool = False,
     ) -> None:
         """`tools`: expose only these tools (public names; default all), e.g. to keep a small
         model's prompt short; tasks whose ground truth needs another tool are refused.
@@ -96,6 +99,8 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         mounted servers, drawn from the env's random generator (seeded by `reset(seed=...)`);
         `max_tools` caps the tools shown (`finish` included), always keeping the task's own.
         Calls of a tool not shown answer `unknown_tool`.
+        `strict_tools`: `tools` in OpenAI's strict form (every property required, optional
+        ones nullable, `"strict": true`); a null sent for an optional argument means "not given".
         `max_action_chars`: longer actions are answered with a `format_error` and not run.
         Every option is checked (`mcpgym.envs.options.EnvOptions`): a wrong type or value is
         a `ValueError` that names it."""
@@ -115,6 +120,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 "tool_scope": tool_scope,
                 "distractors": distractors,
                 "max_tools": max_tools,
+                "strict_tools": strict_tools,
             },
             "environment options",
         )
@@ -132,7 +138,8 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self.reward_fn = make_reward(options.reward)
         self.shaping = options.shaping
         self.render_mode = options.render_mode
-        every_tool = freeze([*self.toolbox.schemas(), FINISH_SCHEMA])
+        self.strict_tools = options.strict_tools
+        every_tool = freeze(self._shown_schemas(None))
         self.observation_space = spaces.Dict({"messages": Conversation(), "tools": ToolList(every_tool)})
         self.action_space = AssistantTurn([t["function"]["name"] for t in every_tool])
         self._views: BoundedCache[EpisodeView] = BoundedCache(VIEWS_KEPT)
@@ -369,7 +376,12 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         servers = shown_servers(self.toolbox.servers, task.servers, self.tool_scope, self.distractors, self.np_random)
         names = shown_tools(self.toolbox, servers, task.servers, self._needed_tools(task), self.max_tools)
         return self._views.get((servers, names), lambda: EpisodeView(
-            freeze([*self.toolbox.schemas(names), FINISH_SCHEMA]), frozenset(names), self._system_prompt(servers)))
+            freeze(self._shown_schemas(names)), frozenset(names), self._system_prompt(servers)))
+
+    def _shown_schemas(self, names: Collection[str] | None) -> list[dict[str, Any]]:
+        """The schemas of the tools in `names` (default all), then `finish`: strict if asked."""
+        schemas = [*self.toolbox.schemas(names), FINISH_SCHEMA]
+        return [strict_function(s) for s in schemas] if self.strict_tools else schemas
 
     def _system_prompt(self, servers: Sequence[str]) -> str:
         parts = [load_server(name).instructions for name in servers]

@@ -34,6 +34,8 @@ class EnvOptions(BaseModel):
     tool_scope: Literal["task", "all"] = "task"
     distractors: StrictInt = Field(default=0, ge=0, le=64)
     max_tools: StrictInt | None = Field(default=None, ge=2, le=10_000)
+    strict_tools: StrictBool = False
+    """Show the tool schemas in OpenAI's strict form (`mcpgym.servers.kernel.tools.strict_schema`)."""
 
 
 class ResetOptions(BaseModel):

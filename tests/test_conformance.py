@@ -134,3 +134,25 @@ def test_a_page_past_the_end_is_empty_with_the_true_total(spec: ServerSpec) -> N
             assert lists and not any(lists), f"{tool.name}: page 999 is not empty"
             if "total" in first.data:
                 assert past.data["total"] == first.data["total"], tool.name
+
+
+@pytest.mark.parametrize("render_mode", [None, "ansi"])
+def test_gymnasium_check_env_passes_without_warnings(render_mode: str | None) -> None:
+    """Gymnasium's own checker finds nothing to warn about (the render fps is declared)."""
+    import warnings
+
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    from mcpgym.envs.mcp_env import McpEnv
+
+    assert isinstance(McpEnv.metadata.get("render_fps"), int)
+    env = gym.make("mcp/todo-v0", render_mode=render_mode)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_env(env.unwrapped, skip_render_check=render_mode is None)
+    finally:
+        env.close()
+    gym_warnings = [str(w.message) for w in caught if "gymnasium" in w.filename or "fps" in str(w.message)]
+    assert not gym_warnings, gym_warnings

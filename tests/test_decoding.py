@@ -382,3 +382,26 @@ def test_cuda_graphs_decode_like_generate(policy: tuple[Any, int, int], compiled
     torch.manual_seed(0)
     second = decoder.generate(prompts, 32, Sampling(temperature=1.0, top_p=0.9))  # replays them
     assert first == second
+
+
+@pytest.mark.parametrize("wrap", [False, True])
+def test_the_decoder_uses_the_supported_cache_argument(policy: tuple[Any, int, int], wrap: bool) -> None:
+    """No deprecation warning about the cache keyword, for a plain and a LoRA-wrapped model."""
+    import warnings
+
+    from mcpgym.baselines.train.decoding import cache_keyword
+
+    model, eos_id, pad_id = policy
+    if wrap:
+        from peft import LoraConfig, get_peft_model
+
+        model = get_peft_model(copy.deepcopy(model), LoraConfig(task_type="CAUSAL_LM", r=4, lora_alpha=8, target_modules="all-linear"))
+    import inspect
+
+    accepted = inspect.signature(type(model.get_base_model() if wrap else model).forward).parameters
+    assert cache_keyword(model) in accepted
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=FutureWarning, message=r".*(past_key_values|cache).*")
+        warnings.filterwarnings("error", category=DeprecationWarning, message=r".*(past_key_values|cache).*")
+        got = StaticDecoder(model, eos_id, pad_id, batch_size=4, check_every=2).generate(random_prompts(3, 5), 6, GREEDY)
+    assert len(got) == 5 and all(len(row) <= 6 for row in got)

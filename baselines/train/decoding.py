@@ -21,8 +21,9 @@ with its own loop instead of `model.generate`:
 - the buffers (and graphs) of each bucket size and cache length are kept for later calls, so
   repeated rollout turns do not capture or compile again.
 
-Supports models whose forward takes `past_key_values=StaticCache`, `position_ids`, a 2D
-`attention_mask` and `logits_to_keep` and whose cache layers are all full-attention
+Supports models whose forward takes a `StaticCache` (as `cache`, or `past_key_values` before
+transformers renamed it), `position_ids`, a 2D `attention_mask` and `logits_to_keep` and
+whose cache layers are all full-attention
 `StaticLayer`s (Qwen2, Llama, Mistral without a sliding window, and peft LoRA wrappers of
 them). A construction-time probe decodes a few tokens through the cache and compares them with
 a plain forward, so a model this loop cannot drive fails there with `UnsupportedModelError`,
@@ -32,6 +33,8 @@ never with wrong tokens later.
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -173,12 +176,29 @@ def forward_logits(
         input_ids=ids,
         attention_mask=attention,
         position_ids=position,
-        past_key_values=cache,
         use_cache=True,
         logits_to_keep=1,
+        **{cache_keyword(model): cache},
         **extra,
     )
     return out.logits[:, -1, :]
+
+
+def cache_keyword(model: Any) -> str:
+    """The keyword `model`'s forward takes its KV cache by: `cache` in transformers releases
+    that renamed it (where `past_key_values` still works, with a deprecation warning), else
+    `past_key_values`. A wrapper (a PEFT model) is looked through to the model it wraps."""
+    inner = model.get_base_model() if callable(getattr(model, "get_base_model", None)) else model
+    return _cache_keyword_of(type(inner))
+
+
+@functools.cache
+def _cache_keyword_of(model_class: type) -> str:
+    try:
+        parameters = inspect.signature(model_class.forward).parameters
+    except (AttributeError, TypeError, ValueError):
+        return "past_key_values"
+    return "cache" if "cache" in parameters else "past_key_values"
 
 
 def decode_step(
@@ -341,7 +361,7 @@ class StaticDecoder:
                 raise
             except Exception as err:
                 raise UnsupportedModelError(
-                    f"StaticDecoder cannot drive {name}: its forward must accept past_key_values=StaticCache, "
+                    f"StaticDecoder cannot drive {name}: its forward must accept a StaticCache, "
                     f"position_ids, a 2D attention_mask and logits_to_keep ({type(err).__name__}: {err})"
                 ) from err
         gap = float((got.float() - want.float()).abs().max() / want.float().abs().max().clamp_min(1e-6))

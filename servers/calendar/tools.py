@@ -1222,7 +1222,7 @@ def meeting_stats(
 # ---------------------------------------------------------------- writes
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Create a calendar event", examples=[
     {"calendar_id": 1, "title": "Montgomery LLC: Contract review", "start": "2025-11-21T10:00:00",
      "end": "2025-11-21T11:00:00", "attendee_emails": ["kathleen.rodriguez@montgomeryllc.com"], "room_id": 2},
     {"calendar_id": 5, "title": "Weekly sync", "start": "2025-12-01T09:00:00", "end": "2025-12-01T09:30:00",
@@ -1371,7 +1371,7 @@ def _split(ctx: ToolContext, event: Row, overrides: Sequence[Row], occ: Occurren
     return stored, _overrides(ctx, stored) if copied else []
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Update a calendar event", examples=[
     {"event_id": 1856, "title": "Montgomery LLC: Onboarding kickoff (agenda attached)"},
     {"event_id": "48_20251118", "start": "2025-11-18T11:00:00Z"},
     {"event_id": "48_20251124", "start": "2025-11-24T10:00:00Z", "following": True},
@@ -1452,7 +1452,7 @@ def update_event(
     return _detail(ctx, _whole(event))
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Cancel a calendar event", examples=[
     {"event_id": 1813}, {"event_id": "33_20251118"}, {"event_id": "48_20251201", "following": True},
 ])
 def cancel_event(
@@ -1486,7 +1486,7 @@ def cancel_event(
     return _detail(ctx, result)
 
 
-@tools.tool(writes=True, examples=[{"event_id": 1801, "emails": ["ann.olson@northwindsystems.com"], "optional": True}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Invite attendees to an event", examples=[{"event_id": 1801, "emails": ["ann.olson@northwindsystems.com"], "optional": True}])
 def add_attendees(
     ctx: ToolContext,
     event_id: SeriesIdArg,
@@ -1520,7 +1520,7 @@ def _attendee(ctx: ToolContext, event: Row, email: str) -> tuple[Row, Row]:
     return person, attendee
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"event_id": 1856, "email": "justin.fitzgerald@montgomeryllc.com"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Remove an attendee from an event", examples=[{"event_id": 1856, "email": "justin.fitzgerald@montgomeryllc.com"}])
 def remove_attendee(
     ctx: ToolContext,
     event_id: SeriesIdArg,
@@ -1539,7 +1539,7 @@ def remove_attendee(
     return _detail(ctx, _whole(event))
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Respond to an invitation", examples=[
     {"event_id": 1800, "attendee_email": "leroy.whitehead@andersonsmithandhe.com", "response": "accepted",
      "comment": "Looking forward to it"},
 ])
@@ -1562,7 +1562,7 @@ def respond_to_event(
     return _detail(ctx, _whole(event))
 
 
-@tools.tool(writes=True, examples=[{"event_id": 1856, "room_id": 4}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Book a room for an event", examples=[{"event_id": 1856, "room_id": 4}])
 def book_room(
     ctx: ToolContext,
     event_id: SeriesIdArg,
@@ -1588,7 +1588,7 @@ def book_room(
     return _detail(ctx, _whole(event))
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"event_id": 1855}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Release an event's room", examples=[{"event_id": 1855}])
 def release_room(ctx: ToolContext, event_id: SeriesIdArg) -> EventDetail:
     """Give up the room booked for an event or series; the event itself stays."""
     stored = _event(ctx, event_id)

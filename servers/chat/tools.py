@@ -776,7 +776,7 @@ def _post(ctx: ToolContext, channel_id: int, text: str, parent_id: int | None = 
     return _message(ctx, message_id)
 
 
-@tools.tool(writes=True, idempotent=True, title="Set my status",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Set my status",
             examples=[{"status_text": "On vacation", "status_emoji": ":palm_tree:", "expires_at": "2025-11-20T09:00:00Z"},
                       {"presence": "active"}])
 def set_my_status(
@@ -806,14 +806,14 @@ def set_my_status(
     return _user_out(ctx, user)
 
 
-@tools.tool(writes=True, examples=[{"channel_id": 10, "text": "Pipeline review moved to Thursday. <@2> FYI."}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Post a message", examples=[{"channel_id": 10, "text": "Pipeline review moved to Thursday. <@2> FYI."}])
 def post_message(ctx: ToolContext, channel_id: ChannelId, text: Text) -> MessageOut:
     """Post a top-level message in a channel or direct message you are a member of."""
     _active_member(ctx, channel_id, "post")
     return _post(ctx, channel_id, _text(text))
 
 
-@tools.tool(writes=True, title="Reply in a thread", examples=[{"message_id": 4319, "text": "Thanks, I will follow up."}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Reply in a thread", examples=[{"message_id": 4319, "text": "Thanks, I will follow up."}])
 def reply_in_thread(
     ctx: ToolContext,
     message_id: Annotated[int, Field(description="The thread's top-level message, or any reply in it.")],
@@ -825,7 +825,7 @@ def reply_in_thread(
     return _post(ctx, row["channel_id"], _text(text), parent_id=row["thread_parent_id"] or row["id"])
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"message_id": 4189, "text": "Corrected: the call is on Friday. <@12> FYI."}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Edit a message", examples=[{"message_id": 4189, "text": "Corrected: the call is on Friday. <@12> FYI."}])
 def edit_message(
     ctx: ToolContext,
     message_id: Annotated[int, Field(description="Your message to change.")],
@@ -844,7 +844,7 @@ def edit_message(
     return _message(ctx, message_id)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"message_id": 4189}, {"message_id": 4283}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Delete a message", examples=[{"message_id": 4189}, {"message_id": 4283}])
 def delete_message(ctx: ToolContext, message_id: Annotated[int, Field(description="Your message to delete.")]) -> DeletedMessage:
     """Delete one of your own messages with its reactions, mentions and pin. A thread starter
     with replies stays as a deleted placeholder so that the replies remain."""
@@ -860,7 +860,7 @@ def delete_message(ctx: ToolContext, message_id: Annotated[int, Field(descriptio
     return DeletedMessage(message_id=message_id, channel_id=message["channel_id"], replies_kept=message["reply_count"])
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"message_id": 4319, "emoji": ":rocket:"}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="React to a message", examples=[{"message_id": 4319, "emoji": ":rocket:"}])
 def add_reaction(ctx: ToolContext, message_id: MessageId, emoji: Emoji) -> MessageOut:
     """React to a message with an emoji (reacting again with the same emoji changes nothing)."""
     message = _message_row(ctx, message_id)
@@ -870,7 +870,7 @@ def add_reaction(ctx: ToolContext, message_id: MessageId, emoji: Emoji) -> Messa
     return _message(ctx, message_id)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"message_id": 4424, "emoji": "white_check_mark"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Remove a reaction", examples=[{"message_id": 4424, "emoji": "white_check_mark"}])
 def remove_reaction(ctx: ToolContext, message_id: MessageId, emoji: Emoji) -> MessageOut:
     """Take back one of your reactions to a message."""
     message = _message_row(ctx, message_id)
@@ -882,7 +882,7 @@ def remove_reaction(ctx: ToolContext, message_id: MessageId, emoji: Emoji) -> Me
     return _message(ctx, message_id)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"message_id": 4319}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Pin a message", examples=[{"message_id": 4319}])
 def pin_message(ctx: ToolContext, message_id: MessageId) -> MessageOut:
     """Pin a message to its channel, where everyone in it sees the pins (pinning again changes nothing)."""
     message = _message_row(ctx, message_id)
@@ -897,7 +897,7 @@ def pin_message(ctx: ToolContext, message_id: MessageId) -> MessageOut:
     return _message(ctx, message_id)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"message_id": 3827}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Unpin a message", examples=[{"message_id": 3827}])
 def unpin_message(ctx: ToolContext, message_id: MessageId) -> MessageOut:
     """Unpin a pinned message from its channel."""
     message = _message_row(ctx, message_id)
@@ -908,7 +908,7 @@ def unpin_message(ctx: ToolContext, message_id: MessageId) -> MessageOut:
     return _message(ctx, message_id)
 
 
-@tools.tool(writes=True, examples=[{"name": "proj-nimbus", "is_private": True, "topic": "Project Nimbus kickoff"}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create a channel", examples=[{"name": "proj-nimbus", "is_private": True, "topic": "Project Nimbus kickoff"}])
 def create_channel(
     ctx: ToolContext,
     name: Annotated[str, Field(min_length=1, description=f"The new channel's name: unique, lowercase letters a-z, digits, '-' and '_', at most {MAX_NAME_CHARS} characters.")],
@@ -936,7 +936,7 @@ def _channel_only(channel: Row, action: str) -> None:
         raise InvalidArgumentError(f"channel {channel['id']} is a direct message, which you cannot {action}")
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"channel_id": 3}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Join a channel", examples=[{"channel_id": 3}])
 def join_channel(ctx: ToolContext, channel_id: ChannelId) -> ChannelDetail:
     """Join a public channel (joining one you are in changes nothing)."""
     channel = _channel_row(ctx, channel_id)
@@ -947,7 +947,7 @@ def join_channel(ctx: ToolContext, channel_id: ChannelId) -> ChannelDetail:
     return _detail(ctx, _channel_row(ctx, channel_id))
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"channel_id": 10}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Leave a channel", examples=[{"channel_id": 10}])
 def leave_channel(ctx: ToolContext, channel_id: ChannelId) -> LeftChannel:
     """Leave a channel you are a member of. Leaving a private channel hides it from you."""
     channel = _channel_row(ctx, channel_id)
@@ -961,7 +961,7 @@ def leave_channel(ctx: ToolContext, channel_id: ChannelId) -> LeftChannel:
     return LeftChannel(channel_id=channel_id, channel_name=channel["name"], member_count=channel["member_count"] - 1)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"channel_id": 10, "user_ids": [7, 8]}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Invite people to a channel", examples=[{"channel_id": 10, "user_ids": [7, 8]}])
 def invite_to_channel(
     ctx: ToolContext,
     channel_id: ChannelId,
@@ -1007,7 +1007,7 @@ def _may_archive(ctx: ToolContext, channel: Row, action: str) -> None:
         raise ForbiddenError(f"only the creator of {_label(channel)} ({creator}) or a workspace admin may {action} it")
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"channel_id": 16}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Archive a channel", examples=[{"channel_id": 16}])
 def archive_channel(ctx: ToolContext, channel_id: ChannelId) -> ChannelDetail:
     """Archive a channel you created: it becomes read-only, keeps its history and members,
     and can be unarchived later."""
@@ -1020,7 +1020,7 @@ def archive_channel(ctx: ToolContext, channel_id: ChannelId) -> ChannelDetail:
     return _detail(ctx, _channel_row(ctx, channel_id))
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"channel_id": 30}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Unarchive a channel", examples=[{"channel_id": 30}])
 def unarchive_channel(ctx: ToolContext, channel_id: ChannelId) -> ChannelDetail:
     """Bring an archived channel you created back into use."""
     before = _channel_row(ctx, channel_id)
@@ -1064,14 +1064,14 @@ DmPeople = Annotated[list[int], Field(min_length=1, max_length=MAX_GROUP_DM_MEMB
                                       description="The other people in the conversation (one for a DM, up to eight for a group DM).")]
 
 
-@tools.tool(writes=True, idempotent=True, title="Open a direct message", examples=[{"user_ids": [30, 31]}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Open a direct message", examples=[{"user_ids": [30, 31]}])
 def open_dm(ctx: ToolContext, user_ids: DmPeople) -> ChannelDetail:
     """Open the direct message (one person) or group DM (several) with these people: the
     existing conversation if there is one, else a new one. Post in it with post_message."""
     return _detail(ctx, _channel_row(ctx, _open_dm(ctx, user_ids)))
 
 
-@tools.tool(writes=True, title="Send a direct message", examples=[{"user_ids": [7], "text": "Do you have a minute for the renewal?"}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Send a direct message", examples=[{"user_ids": [7], "text": "Do you have a minute for the renewal?"}])
 def send_dm(ctx: ToolContext, user_ids: DmPeople, text: Text) -> MessageOut:
     """Send a direct message to one person, or to a group DM of several, opening the
     conversation if needed."""

@@ -1125,7 +1125,7 @@ def get_pull_request(ctx: ToolContext, repo: RepoName, number: Number) -> PullRe
 # ---------------------------------------------------------------- pull requests: writes
 
 
-@tools.tool(writes=True, examples=[{"repo": "design-system", "title": "Try tab overflow menus", "head": "spike/tabs-experiment", "draft": True, "labels": ["enhancement"]}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Open a pull request", examples=[{"repo": "design-system", "title": "Try tab overflow menus", "head": "spike/tabs-experiment", "draft": True, "labels": ["enhancement"]}])
 def create_pull_request(
     ctx: ToolContext,
     repo: RepoName,
@@ -1190,7 +1190,7 @@ def _open_pr(pr: Row, action: str) -> None:
         raise ForbiddenError(f"pull request #{pr['number']} is {pr['state']}; only open pull requests can {action}")
 
 
-@tools.tool(writes=True, idempotent=True, title="Request a review",
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Request a review",
             examples=[{"repo": "design-system", "number": 82, "reviewer_ids": [5]}])
 def request_review(
     ctx: ToolContext,
@@ -1221,7 +1221,7 @@ def request_review(
     return ReviewRequestsOut(repo=found["name"], number=number, requested_reviewers=[_author(r, "user") for r in requested])
 
 
-@tools.tool(writes=True, title="Submit a review",
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Submit a review",
             examples=[{"repo": "design-system", "number": 83, "event": "approve"}, {"repo": "design-system", "number": 82, "event": "comment", "body": "Could you add a story for this?"}])
 def submit_review(
     ctx: ToolContext,
@@ -1257,7 +1257,7 @@ def submit_review(
                            required_approvals=found["required_approvals"])
 
 
-@tools.tool(writes=True, destructive=True, title="Merge a pull request",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Merge a pull request",
             examples=[{"repo": "design-system", "number": 86, "method": "squash"}])
 def merge_pull_request(
     ctx: ToolContext,
@@ -1324,7 +1324,7 @@ def merge_pull_request(
                        commits_added=len(new))
 
 
-@tools.tool(writes=True, idempotent=True, destructive=True,
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Edit a pull request",
             examples=[{"repo": "design-system", "number": 84, "state": "closed"}, {"repo": "design-system", "number": 82, "draft": True}])
 def update_pull_request(
     ctx: ToolContext,
@@ -1379,7 +1379,7 @@ def update_pull_request(
 # ---------------------------------------------------------------- branches and commits: writes
 
 
-@tools.tool(writes=True, examples=[{"repo": "design-system", "branch": "feature/tooltip-delay"}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create a branch", examples=[{"repo": "design-system", "branch": "feature/tooltip-delay"}])
 def create_branch(
     ctx: ToolContext,
     repo: RepoName,
@@ -1402,7 +1402,7 @@ def create_branch(
     return BranchOut(name=branch, protected=False, default=False, head=_commit_brief(head), open_pull_requests=[])
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"repo": "design-system", "branch": "chore/speed-up-modal-tests"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Delete a branch", examples=[{"repo": "design-system", "branch": "chore/speed-up-modal-tests"}])
 def delete_branch(ctx: ToolContext, repo: RepoName, branch: BranchName) -> DeletedBranch:
     """Delete a branch (its commits stay reachable from other branches, tags and pull
     requests). The default branch and protected branches cannot be deleted, nor a branch an
@@ -1423,7 +1423,7 @@ def delete_branch(ctx: ToolContext, repo: RepoName, branch: BranchName) -> Delet
     return DeletedBranch(repo=found["name"], branch=branch, head=_commit_brief(row))
 
 
-@tools.tool(writes=True, examples=[{"repo": "docs-site", "branch": "main", "message": "Fix a typo in the webhooks guide",
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Push a commit", examples=[{"repo": "docs-site", "branch": "main", "message": "Fix a typo in the webhooks guide",
                                     "files": [{"path": "docs/webhooks.mdx", "additions": 1, "deletions": 1}]}])
 def push_commit(
     ctx: ToolContext,
@@ -1541,7 +1541,7 @@ def search_issues(
     return IssuePage(issues=_issue_summaries(ctx, rows.rows), total=rows.total, page=page, next_page=rows.next_page)
 
 
-@tools.tool(writes=True, examples=[{"repo": "design-system", "title": "Tooltip flickers on hover",
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Open an issue", examples=[{"repo": "design-system", "title": "Tooltip flickers on hover",
                                     "body": "Hovering quickly over a tooltip trigger makes it flicker.",
                                     "labels": ["bug"], "assignee_ids": [2]}])
 def create_issue(
@@ -1578,7 +1578,7 @@ def create_issue(
                         labels=sorted(wanted), comments=0, created_at=ctx.now, updated_at=ctx.now, closed_at=None)
 
 
-@tools.tool(writes=True, title="Comment on an issue",
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Comment on an issue",
             examples=[{"repo": "design-system", "number": 4, "body": "I can take a look this week."}])
 def comment_on_issue(
     ctx: ToolContext,
@@ -1597,7 +1597,7 @@ def comment_on_issue(
     return IssueCommentOut(id=comment_id, repo=found["name"], number=number, author=_me(ctx), body=body, created_at=ctx.now)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"repo": "design-system", "number": 4, "reason": "not_planned"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Close an issue", examples=[{"repo": "design-system", "number": 4, "reason": "not_planned"}])
 def close_issue(
     ctx: ToolContext,
     repo: RepoName,
@@ -1630,7 +1630,7 @@ def close_issue(
 # ---------------------------------------------------------------- releases and access
 
 
-@tools.tool(writes=True, examples=[{"repo": "design-system", "tag": "v2.0.0", "notes": "Highlights: the new date picker."}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Publish a release", examples=[{"repo": "design-system", "tag": "v2.0.0", "notes": "Highlights: the new date picker."}])
 def create_release(
     ctx: ToolContext,
     repo: RepoName,
@@ -1658,7 +1658,7 @@ def create_release(
                       prerelease=prerelease, created_at=ctx.now)
 
 
-@tools.tool(writes=True, idempotent=True, destructive=True,
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Set a collaborator's permission",
             examples=[{"repo": "design-system", "user_id": 3, "permission": "triage"}])
 def set_collaborator_permission(
     ctx: ToolContext,

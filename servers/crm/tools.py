@@ -869,7 +869,7 @@ def list_notes(
 # ---------------------------------------------------------------- writes: records
 
 
-@tools.tool(writes=True, examples=[{"name": "Blue Harbor Analytics", "industry": "software", "domain": "blueharbor.io", "country": "United States"}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create an account", examples=[{"name": "Blue Harbor Analytics", "industry": "software", "domain": "blueharbor.io", "country": "United States"}])
 def create_account(
     ctx: ToolContext,
     name: Annotated[str, Field(min_length=1, max_length=120, description="Company name (unique).")],
@@ -895,7 +895,7 @@ def create_account(
     return AccountOut(**account, owner_name=owner["name"])
 
 
-@tools.tool(writes=True, examples=[{"first_name": "Dana", "last_name": "Reyes", "email": "dana.reyes@matthewsrogers.com", "account_id": 16, "title": "IT Director"}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create a contact", examples=[{"first_name": "Dana", "last_name": "Reyes", "email": "dana.reyes@matthewsrogers.com", "account_id": 16, "title": "IT Director"}])
 def create_contact(
     ctx: ToolContext,
     first_name: Annotated[Name, Field(description="First name.")],
@@ -926,7 +926,7 @@ def create_contact(
     return _contact_out({**contact, "account_name": account["name"], "owner_name": owner["name"]})
 
 
-@tools.tool(writes=True, examples=[{"first_name": "Omar", "last_name": "Haddad", "email": "omar.haddad@bluelake.example.com", "company": "Blue Lake Foods", "source": "event", "rating": "hot"}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create a lead", examples=[{"first_name": "Omar", "last_name": "Haddad", "email": "omar.haddad@bluelake.example.com", "company": "Blue Lake Foods", "source": "event", "rating": "hot"}])
 def create_lead(
     ctx: ToolContext,
     first_name: Annotated[Name, Field(description="First name.")],
@@ -960,7 +960,7 @@ def create_lead(
     return _lead_out({**lead, "owner_name": owner["name"]})
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"lead_id": 196, "status": "working", "rating": "hot"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Update a lead", examples=[{"lead_id": 196, "status": "working", "rating": "hot"}])
 def update_lead(
     ctx: ToolContext,
     lead_id: LeadIdArg,
@@ -996,7 +996,7 @@ def _conversion_account(ctx: ToolContext, lead: Row, account_id: int | None, own
     return {**account, "owner_name": owner["name"]}, True
 
 
-@tools.tool(writes=True, destructive=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Convert a lead", examples=[
     {"lead_id": 183},
     {"lead_id": 184, "create_opportunity": True, "opportunity_amount": 25000, "opportunity_close_date": "2026-02-27"},
 ])
@@ -1067,7 +1067,7 @@ def _contact_of_account(ctx: ToolContext, contact_id: int, account_id: int, acco
     return contact
 
 
-@tools.tool(writes=True, examples=[{"account_id": 16, "name": "Matthews-Rogers - Analytics add-on", "amount": 12000, "close_date": "2026-03-31", "contact_id": 160, "type": "upsell"}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Create an opportunity", examples=[{"account_id": 16, "name": "Matthews-Rogers - Analytics add-on", "amount": 12000, "close_date": "2026-03-31", "contact_id": 160, "type": "upsell"}])
 def create_opportunity(
     ctx: ToolContext,
     account_id: Annotated[int, Field(description="The account the deal is with.")],
@@ -1088,7 +1088,7 @@ def create_opportunity(
     return _opportunity_out(opportunity)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"opportunity_id": 358, "amount": 9500, "next_step": "Schedule a technical demo"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Update an opportunity", examples=[{"opportunity_id": 358, "amount": 9500, "next_step": "Schedule a technical demo"}])
 def update_opportunity(
     ctx: ToolContext,
     opportunity_id: OpportunityIdArg,
@@ -1127,7 +1127,7 @@ def update_opportunity(
     return _opportunity_out(opportunity)
 
 
-@tools.tool(writes=True, destructive=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Move an opportunity to a stage", examples=[
     {"opportunity_id": 358, "stage": "Proposal"},
     {"opportunity_id": 318, "stage": "Closed Lost", "loss_reason": "competitor"},
 ])
@@ -1208,7 +1208,7 @@ def _activity_status(
     return when, "planned" if when > ctx.now else "completed"
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Log an activity", examples=[
     {"type": "call", "subject": "Discovery call", "contact_id": 160, "opportunity_id": 358, "duration_minutes": 30, "outcome": "connected"},
     {"type": "task", "subject": "Send pricing sheet", "lead_id": 196, "scheduled_at": "2025-11-20T15:00:00Z", "priority": "high"},
 ])
@@ -1244,7 +1244,7 @@ def log_activity(
     return ActivityOut(**activity)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"activity_id": 1443, "description": "Proposal sent by email."}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Complete a CRM task", examples=[{"activity_id": 1443, "description": "Proposal sent by email."}])
 def complete_task(
     ctx: ToolContext,
     activity_id: Annotated[int, Field(description="The task's activity id.")],
@@ -1263,7 +1263,7 @@ def complete_task(
     return ActivityOut(**task)
 
 
-@tools.tool(writes=True, examples=[{"record_type": "opportunity", "record_id": 358, "body": "Champion confirmed budget for Q1."}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Add a note to a record", examples=[{"record_type": "opportunity", "record_id": 358, "body": "Champion confirmed budget for Q1."}])
 def add_note(
     ctx: ToolContext,
     record_type: Annotated[RecordType, Field(description="The kind of record the note is on.")],
@@ -1286,7 +1286,7 @@ def add_note(
     return NoteOut(**note)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"record_type": "account", "record_id": 16, "owner_id": 2, "include_related": True}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Reassign a record's owner", examples=[{"record_type": "account", "record_id": 16, "owner_id": 2, "include_related": True}])
 def reassign_owner(
     ctx: ToolContext,
     record_type: Annotated[RecordType, Field(description="The kind of record to reassign.")],

@@ -824,7 +824,7 @@ def _shift(ctx: ToolContext, space_id: int, parent_id: int | None, start: int, s
                     "AND id IS NOT ?", [step, space_id, parent_id, start, moving])
 
 
-@tools.tool(writes=True, examples=[{"space_key": "ENG", "title": "How to rotate database passwords",
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create a wiki page", examples=[{"space_key": "ENG", "title": "How to rotate database passwords",
                                     "body": "1. Generate a new password in Vault.\n2. Update the service secret.",
                                     "parent_id": 34, "labels": ["how-to", "security"]}])
 def create_page(
@@ -862,7 +862,7 @@ def create_page(
     return _detail(ctx, page_id)
 
 
-@tools.tool(writes=True, examples=[{"page_id": 153, "body": "Checked the steps again after the October release.",
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Edit a wiki page", examples=[{"page_id": 153, "body": "Checked the steps again after the October release.",
                                     "append": True, "message": "Reviewed after release"}])
 def update_page(
     ctx: ToolContext,
@@ -887,7 +887,7 @@ def update_page(
     return _detail(ctx, page_id)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"page_id": 153, "title": "Billing Service: restart stuck queue workers"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Rename a wiki page", examples=[{"page_id": 153, "title": "Billing Service: restart stuck queue workers"}])
 def rename_page(
     ctx: ToolContext,
     page_id: PageId,
@@ -904,7 +904,7 @@ def rename_page(
     return _detail(ctx, page_id)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"page_id": 153, "parent_id": 34, "position": 1}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Move a wiki page", examples=[{"page_id": 153, "parent_id": 34, "position": 1}])
 def move_page(
     ctx: ToolContext,
     page_id: PageId,
@@ -939,7 +939,7 @@ def move_page(
     return _detail(ctx, page_id)
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"page_id": 93}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Delete a wiki page", examples=[{"page_id": 93}])
 def delete_page(ctx: ToolContext, page_id: PageId) -> DeletedPage:
     """Delete a page with its versions, comments, labels and restrictions. A page with child
     pages cannot be deleted: move or delete its children first."""
@@ -958,7 +958,7 @@ def delete_page(ctx: ToolContext, page_id: PageId) -> DeletedPage:
                        comments_deleted=comments)
 
 
-@tools.tool(writes=True, examples=[{"page_id": 153, "version": 1}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Restore an earlier page version", examples=[{"page_id": 153, "version": 1}])
 def restore_page_version(
     ctx: ToolContext,
     page_id: PageId,
@@ -979,7 +979,7 @@ def restore_page_version(
     return _detail(ctx, page_id)
 
 
-@tools.tool(writes=True, idempotent=True, title="Add labels to a page",
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Add labels to a page",
             examples=[{"page_id": 153, "labels": ["needs-review"]}])
 def add_page_labels(
     ctx: ToolContext,
@@ -1011,7 +1011,7 @@ def remove_page_labels(
     return PageLabels(page_id=page_id, title=page["title"], labels=[label for label in have if label not in set(labels)])
 
 
-@tools.tool(writes=True, examples=[{"page_id": 153, "body": "Can we add the Grafana link here?"}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Comment on a page", examples=[{"page_id": 153, "body": "Can we add the Grafana link here?"}])
 def add_comment(
     ctx: ToolContext,
     page_id: PageId,
@@ -1038,7 +1038,7 @@ def _comment(ctx: ToolContext, comment_id: int) -> CommentOut:
     return CommentOut(**row)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"comment_id": 295}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Resolve a page comment", examples=[{"comment_id": 295}])
 def resolve_comment(
     ctx: ToolContext,
     comment_id: Annotated[int, Field(description="The inline comment's id (see list_page_comments).")],

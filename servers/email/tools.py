@@ -832,7 +832,7 @@ def lookup_contact(
 # ---------------------------------------------------------------- labels
 
 
-@tools.tool(writes=True, examples=[{"name": "Projects/Harbor"}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create a mail label", examples=[{"name": "Projects/Harbor"}])
 def create_label(ctx: ToolContext, name: LabelNameArg) -> LabelOut:
     """Create a user label. Names are unique (case-insensitive) and cannot be a system label's name."""
     clean = _clean_label_name(ctx, name)
@@ -840,7 +840,7 @@ def create_label(ctx: ToolContext, name: LabelNameArg) -> LabelOut:
     return _label_out(ctx, {"id": label_id, "name": clean, "type": "user"})
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"label_id": 15, "name": "Receipts/2025"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Rename a mail label", examples=[{"label_id": 15, "name": "Receipts/2025"}])
 def rename_label(ctx: ToolContext, label_id: LabelIdArg, name: LabelNameArg) -> LabelOut:
     """Rename a user label; its messages keep it. System labels cannot be renamed."""
     before = _user_label(ctx, label_id, "renamed")
@@ -849,7 +849,7 @@ def rename_label(ctx: ToolContext, label_id: LabelIdArg, name: LabelNameArg) -> 
     return _label_out(ctx, label)
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"label_id": 15}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Delete a mail label", examples=[{"label_id": 15}])
 def delete_label(ctx: ToolContext, label_id: LabelIdArg) -> LabelDeleted:
     """Delete a user label and remove it from every message; the messages themselves stay."""
     label = _user_label(ctx, label_id, "deleted")
@@ -861,7 +861,7 @@ def delete_label(ctx: ToolContext, label_id: LabelIdArg) -> LabelDeleted:
 # ---------------------------------------------------------------- filing
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Change the labels of messages", examples=[
     {"message_id": 2703, "add_labels": ["STARRED", "Follow-up"], "remove_labels": ["INBOX"]},
 ])
 def modify_labels(
@@ -894,7 +894,7 @@ def modify_labels(
     return _changed(ctx, messages, labels, changed)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"thread_id": 1028, "read": True}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Mark messages read or unread", examples=[{"thread_id": 1028, "read": True}])
 def mark_read(
     ctx: ToolContext,
     message_id: TargetMessage = None,
@@ -910,7 +910,7 @@ def mark_read(
     return _changed(ctx, messages, _labels(ctx, [m["id"] for m in messages]), len(flipped))
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"thread_id": 1030}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Archive messages", examples=[{"thread_id": 1030}])
 def archive_messages(ctx: ToolContext, message_id: TargetMessage = None, thread_id: TargetThread = None) -> MessagesChanged:
     """Archive a message or thread: remove it from the inbox, keeping every other label."""
     messages = _targets(ctx, message_id, thread_id)
@@ -922,7 +922,7 @@ def archive_messages(ctx: ToolContext, message_id: TargetMessage = None, thread_
     return _changed(ctx, messages, labels, changed)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"message_id": 2710}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Move messages to the trash", examples=[{"message_id": 2710}])
 def trash_messages(ctx: ToolContext, message_id: TargetMessage = None, thread_id: TargetThread = None) -> MessagesChanged:
     """Move a message or thread to the trash (adds TRASH, keeps its other labels).
 
@@ -938,7 +938,7 @@ def trash_messages(ctx: ToolContext, message_id: TargetMessage = None, thread_id
     return _changed(ctx, messages, labels, changed)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"thread_id": 1027}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Take messages out of the trash", examples=[{"thread_id": 1027}])
 def untrash_messages(ctx: ToolContext, message_id: TargetMessage = None, thread_id: TargetThread = None) -> MessagesChanged:
     """Take a message or thread out of the trash, back where it was."""
     messages = _targets(ctx, message_id, thread_id)
@@ -950,7 +950,7 @@ def untrash_messages(ctx: ToolContext, message_id: TargetMessage = None, thread_
     return _changed(ctx, messages, labels, changed)
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"thread_id": 1016}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Delete messages permanently", examples=[{"thread_id": 1016}])
 def delete_permanently(ctx: ToolContext, message_id: TargetMessage = None, thread_id: TargetThread = None) -> Deleted:
     """Delete a message or thread for good. Only messages in the trash can be deleted; this cannot be undone."""
     messages = _targets(ctx, message_id, thread_id)
@@ -965,7 +965,7 @@ def delete_permanently(ctx: ToolContext, message_id: TargetMessage = None, threa
 # ---------------------------------------------------------------- writing
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Send an email", examples=[
     {"to": ["sophia.davis@crossltd.com"], "cc": ["amy.velazquez@northwindsystems.com"],
      "subject": "Catch-up call next week", "body": "Hi Sophia, does Tuesday at 10:00 suit you?"},
 ])
@@ -984,7 +984,7 @@ def send_message(
     return _detail(ctx, message, _deliver(ctx, owner, message, recipients), recipients)
 
 
-@tools.tool(writes=True, examples=[{"message_id": 2703, "body": "Thursday at 14:00 works for me.", "reply_all": True}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Reply to an email", examples=[{"message_id": 2703, "body": "Thursday at 14:00 works for me.", "reply_all": True}])
 def reply_to_message(
     ctx: ToolContext,
     message_id: MessageIdArg,
@@ -1010,7 +1010,7 @@ def reply_to_message(
     return _detail(ctx, message, _deliver(ctx, owner, message, recipients), recipients)
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Forward an email", examples=[
     {"message_id": 2161, "to": ["amy.velazquez@northwindsystems.com"], "note": "FYI, notes attached."},
 ])
 def forward_message(
@@ -1039,7 +1039,7 @@ def forward_message(
 # ---------------------------------------------------------------- drafts
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Save a draft", examples=[
     {"to": ["anthony.miller@wardhays.com"], "subject": "Renewal terms", "body": "Hi Anthony, draft terms below."},
     {"reply_to_message_id": 2696, "body": "Thanks Amy, I will review the budget today."},
 ])
@@ -1067,7 +1067,7 @@ def create_draft(
     return _detail(ctx, message, [draft], recipients)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Edit a draft", examples=[
     {"draft_id": 2713, "to": ["anthony.miller@wardhays.com"], "body": "Talking points for the QBR."},
 ])
 def update_draft(
@@ -1112,7 +1112,7 @@ def update_draft(
     return _detail(ctx, draft, recipients=new)
 
 
-@tools.tool(writes=True, examples=[{"draft_id": 2711}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Send a draft", examples=[{"draft_id": 2711}])
 def send_draft(ctx: ToolContext, draft_id: DraftIdArg) -> MessageDetail:
     """Send a draft as it is; it loses the DRAFT label and gets SENT. It needs at least one recipient."""
     draft = _draft(ctx, draft_id)
@@ -1123,7 +1123,7 @@ def send_draft(ctx: ToolContext, draft_id: DraftIdArg) -> MessageDetail:
     return _detail(ctx, draft, recipients=recipients)
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"draft_id": 2719}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Discard a draft", examples=[{"draft_id": 2719}])
 def delete_draft(ctx: ToolContext, draft_id: DraftIdArg) -> Deleted:
     """Discard a draft for good (and its thread, if nothing else is in it)."""
     return _discard(ctx, [_draft(ctx, draft_id)])

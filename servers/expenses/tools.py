@@ -476,7 +476,7 @@ Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS, descripti
 Purpose = Annotated[Body, Field(min_length=1, description="The business purpose of the expenses.")]
 
 
-@tools.tool(writes=True, examples=[{"title": "Customer visit Denver", "business_purpose": "Renewal meeting with a customer",
+@tools.tool(writes=True, destructive=False, idempotent=False, examples=[{"title": "Customer visit Denver", "business_purpose": "Renewal meeting with a customer",
                                     "is_travel": True, "destination": "Denver"}], title="Create report")
 def create_report(
     ctx: ToolContext,
@@ -498,7 +498,7 @@ def create_report(
     return detail(ctx, report_row(ctx, report_id))
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"report_id": ex.CLEAN_DRAFT, "title": "Team offsite supplies and lunch"}],
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"report_id": ex.CLEAN_DRAFT, "title": "Team offsite supplies and lunch"}],
             title="Update report")
 def update_report(
     ctx: ToolContext,
@@ -523,7 +523,7 @@ def update_report(
     return detail(ctx, report_row(ctx, report_id))
 
 
-@tools.tool(writes=True, examples=[{"report_id": ex.CLEAN_DRAFT, "expense_date": "2025-11-10", "merchant": "Uber",
+@tools.tool(writes=True, destructive=False, idempotent=False, examples=[{"report_id": ex.CLEAN_DRAFT, "expense_date": "2025-11-10", "merchant": "Uber",
                                     "category": "ground_transport", "amount_cents": 2350, "description": "Ride to the office"}],
             title="Add expense item")
 def add_item(
@@ -576,7 +576,7 @@ def _item_of_mine(ctx: ToolContext, item_id: int, doing: str) -> Row:
     return {**item, "_report": report}
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"item_id": ex.OVER_LIMIT_ITEM, "justification": "Dinner with four partner engineers"}],
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"item_id": ex.OVER_LIMIT_ITEM, "justification": "Dinner with four partner engineers"}],
             title="Update expense item")
 def update_item(
     ctx: ToolContext,
@@ -626,7 +626,7 @@ def update_item(
     return item_out(item_row(ctx, item_id))
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"item_id": ex.SMALL_ITEM, "file_name": "staples-receipt.pdf"}], title="Attach receipt")
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"item_id": ex.SMALL_ITEM, "file_name": "staples-receipt.pdf"}], title="Attach receipt")
 def attach_receipt(
     ctx: ToolContext,
     item_id: ItemId,
@@ -652,7 +652,7 @@ class RemovedItem(BaseModel):
     total_cents: int = Field(description="The report's new total in USD cents.")
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"item_id": ex.SMALL_ITEM}], title="Remove expense item")
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"item_id": ex.SMALL_ITEM}], title="Remove expense item")
 def remove_item(ctx: ToolContext, item_id: ItemId) -> RemovedItem:
     """Remove an item from one of your draft reports."""
     item = _item_of_mine(ctx, item_id, "remove the item")
@@ -670,7 +670,7 @@ class DeletedReport(BaseModel):
     items_deleted: int
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"report_id": ex.CLEAN_DRAFT}], title="Delete report")
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"report_id": ex.CLEAN_DRAFT}], title="Delete report")
 def delete_report(ctx: ToolContext, report_id: ReportId) -> DeletedReport:
     """Delete one of your draft reports with its items. Submitted, approved, rejected or
     reimbursed reports are kept."""
@@ -687,7 +687,7 @@ def delete_report(ctx: ToolContext, report_id: ReportId) -> DeletedReport:
                          items_deleted=report["item_count"])
 
 
-@tools.tool(writes=True, examples=[{"report_id": ex.CLEAN_DRAFT}], title="Submit report")
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"report_id": ex.CLEAN_DRAFT}], title="Submit report")
 def submit_report(ctx: ToolContext, report_id: ReportId) -> ReportDetail:
     """Submit one of your draft reports to your manager for approval. Refused for a report that
     is not a draft (a rejected one must be reopened first) and for a report with a policy
@@ -718,7 +718,7 @@ def submit_report(ctx: ToolContext, report_id: ReportId) -> ReportDetail:
     return detail(ctx, report_row(ctx, report_id))
 
 
-@tools.tool(writes=True, examples=[{"report_id": ex.MY_REJECTED}], title="Reopen rejected report")
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"report_id": ex.MY_REJECTED}], title="Reopen rejected report")
 def reopen_report(ctx: ToolContext, report_id: ReportId) -> ReportDetail:
     """Reopen one of your rejected reports as a draft, to fix it and submit it again."""
     you = me(ctx)
@@ -753,7 +753,7 @@ def _decidable(ctx: ToolContext, report_id: int, doing: str) -> tuple[Row, Row]:
     return you, report
 
 
-@tools.tool(writes=True, examples=[{"report_id": ex.TEAM_SUBMITTED, "comment": "Thanks"}], title="Approve report")
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"report_id": ex.TEAM_SUBMITTED, "comment": "Thanks"}], title="Approve report")
 def approve_report(
     ctx: ToolContext,
     report_id: ReportId,
@@ -769,7 +769,7 @@ def approve_report(
     return detail(ctx, report_row(ctx, report_id))
 
 
-@tools.tool(writes=True, examples=[{"report_id": ex.TEAM_SUBMITTED, "reason": "Please attach the hotel folio."}], title="Reject report")
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"report_id": ex.TEAM_SUBMITTED, "reason": "Please attach the hotel folio."}], title="Reject report")
 def reject_report(
     ctx: ToolContext,
     report_id: ReportId,
@@ -787,7 +787,7 @@ def reject_report(
     return detail(ctx, report_row(ctx, report_id))
 
 
-@tools.tool(writes=True, examples=[{"report_id": ex.TEAM_APPROVED, "method": "ach"}], title="Record reimbursement")
+@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"report_id": ex.TEAM_APPROVED, "method": "ach"}], title="Record reimbursement")
 def record_reimbursement(
     ctx: ToolContext,
     report_id: ReportId,

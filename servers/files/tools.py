@@ -744,7 +744,7 @@ def _parse_time(value: str | datetime) -> datetime:
 # ---------------------------------------------------------------- writes: new items
 
 
-@tools.tool(title="Create a folder", writes=True, examples=[{"name": "Q1 2026 planning", "folder_id": 2}])
+@tools.tool(title="Create a folder", writes=True, destructive=False, idempotent=True, examples=[{"name": "Q1 2026 planning", "folder_id": 2}])
 def create_folder(
     ctx: ToolContext,
     name: Annotated[Name, Field(description="The folder's name (unique in its folder, no '/').")],
@@ -760,7 +760,7 @@ def create_folder(
     return _detail(ctx, _new_file(ctx, name, FOLDER_MIME, 0, folder_id, description or None), OWNER)
 
 
-@tools.tool(title="Upload a file", writes=True, examples=[{"name": "Pipeline review 2025-11-12.pdf", "folder_id": 79,
+@tools.tool(title="Upload a file", writes=True, destructive=False, idempotent=True, examples=[{"name": "Pipeline review 2025-11-12.pdf", "folder_id": 79,
                                     "mime_type": "application/pdf", "size_bytes": 250000}])
 def upload_file(
     ctx: ToolContext,
@@ -780,7 +780,7 @@ def upload_file(
     return _detail(ctx, _new_file(ctx, name, mime_type, size_bytes, folder_id, description or None), OWNER)
 
 
-@tools.tool(title="Copy a file", writes=True, examples=[{"file_id": 57, "folder_id": 79}])
+@tools.tool(title="Copy a file", writes=True, destructive=False, idempotent=True, examples=[{"file_id": 57, "folder_id": 79}])
 def copy_file(
     ctx: ToolContext,
     file_id: Annotated[int, Field(description="The file to copy.")],
@@ -876,7 +876,7 @@ def update_file(
 # ---------------------------------------------------------------- writes: sharing
 
 
-@tools.tool(title="Share a file or folder", writes=True,
+@tools.tool(title="Share a file or folder", writes=True, destructive=False, idempotent=True,
             examples=[{"file_id": 57, "email": "david.wilson@northwindsystems.com", "role": "commenter"}])
 def share_file(
     ctx: ToolContext,
@@ -944,7 +944,7 @@ def remove_permission(
     return _permissions(ctx, file_id)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"file_id": 57, "email": "mary.cherry@northwindsystems.com"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Transfer a file's ownership", examples=[{"file_id": 57, "email": "mary.cherry@northwindsystems.com"}])
 def transfer_ownership(
     ctx: ToolContext,
     file_id: FileIdArg,
@@ -989,7 +989,7 @@ def trash_file(ctx: ToolContext, file_id: FileIdArg) -> TrashChange:
     return TrashChange(file_id=file_id, name=item["name"], trashed=True, trashed_at=ctx.now, items=moved)
 
 
-@tools.tool(writes=True, idempotent=True, title="Restore from the trash", examples=[{"file_id": 262}, {"file_id": 613}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Restore from the trash", examples=[{"file_id": 262}, {"file_id": 613}])
 def restore_file(ctx: ToolContext, file_id: FileIdArg) -> TrashChange:
     """Bring a file or folder you own back from the trash, into the folder it was in (a folder
     comes back with what went to the trash with it)."""
@@ -1014,7 +1014,7 @@ def restore_file(ctx: ToolContext, file_id: FileIdArg) -> TrashChange:
     return TrashChange(file_id=file_id, name=item["name"], trashed=False, trashed_at=None, items=restored)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"file_id": 262}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Delete a file forever", examples=[{"file_id": 262}])
 def delete_forever(ctx: ToolContext, file_id: FileIdArg) -> Deletion:
     """Delete a file or folder you own from the trash forever (a folder with everything in it),
     which frees its storage. Only items in the trash can be deleted; this cannot be undone."""

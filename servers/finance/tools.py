@@ -1169,7 +1169,7 @@ def get_watchlist(ctx: ToolContext, watchlist_id: WatchlistId) -> WatchlistDetai
 # ---------------------------------------------------------------- writes: portfolios
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Open a portfolio", examples=[
     {"owner_email": "ann.olson@northwindsystems.com", "name": "Brokerage", "initial_deposit": 25000},
 ])
 def create_portfolio(
@@ -1193,7 +1193,7 @@ def create_portfolio(
     return _detail(ctx, portfolio, include_closed=False)
 
 
-@tools.tool(writes=True, examples=[{"portfolio_id": 2, "direction": "deposit", "amount": 5000}])
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Deposit or withdraw cash", examples=[{"portfolio_id": 2, "direction": "deposit", "amount": 5000}])
 def transfer_cash(
     ctx: ToolContext,
     portfolio_id: PortfolioId,
@@ -1210,7 +1210,7 @@ def transfer_cash(
     return CashResult(transaction=transaction, cash=portfolio["cash"])
 
 
-@tools.tool(writes=True, examples=[{"portfolio_id": 1, "symbol": "GREE", "quantity": 100}])
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Buy shares", examples=[{"portfolio_id": 1, "symbol": "GREE", "quantity": 100}])
 def buy_shares(ctx: ToolContext, portfolio_id: PortfolioId, symbol: Symbol, quantity: Quantity) -> TradeResult:
     """Buy whole shares at the latest close, paid from the portfolio's cash (no commission).
 
@@ -1237,7 +1237,7 @@ def buy_shares(ctx: ToolContext, portfolio_id: PortfolioId, symbol: Symbol, quan
     return _trade_result(ctx, portfolio, ticker, saved, transaction, day)
 
 
-@tools.tool(writes=True, examples=[{"portfolio_id": 1, "symbol": "MONT", "quantity": 80}])
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Sell shares", examples=[{"portfolio_id": 1, "symbol": "MONT", "quantity": 80}])
 def sell_shares(ctx: ToolContext, portfolio_id: PortfolioId, symbol: Symbol, quantity: Quantity) -> TradeResult:
     """Sell whole shares at the latest close; proceeds go to cash and the realised P&L uses the average cost.
 
@@ -1261,7 +1261,7 @@ def sell_shares(ctx: ToolContext, portfolio_id: PortfolioId, symbol: Symbol, qua
 # ---------------------------------------------------------------- writes: watchlists
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create a watchlist", examples=[
     {"owner_email": "ann.olson@northwindsystems.com", "name": "Energy names", "symbols": ["CROS", "HOPE"]},
 ])
 def create_watchlist(
@@ -1284,7 +1284,7 @@ def create_watchlist(
     return _watchlist_summaries(ctx, [watchlist])[0]
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"watchlist_id": 1, "symbols": ["GREE", "CROS"]}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Add symbols to a watchlist", examples=[{"watchlist_id": 1, "symbols": ["GREE", "CROS"]}])
 def add_to_watchlist(ctx: ToolContext, watchlist_id: WatchlistId, symbols: Symbols) -> WatchlistChange:
     """Add symbols to a watchlist; symbols already on it are left as they are. A watchlist holds at most 50."""
     watchlist = _watchlist(ctx, watchlist_id)
@@ -1300,7 +1300,7 @@ def add_to_watchlist(ctx: ToolContext, watchlist_id: WatchlistId, symbols: Symbo
                            unchanged=[t["symbol"] for t in tickers if t["id"] in have])
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"watchlist_id": 1, "symbols": ["PECK"]}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Remove symbols from a watchlist", examples=[{"watchlist_id": 1, "symbols": ["PECK"]}])
 def remove_from_watchlist(ctx: ToolContext, watchlist_id: WatchlistId, symbols: Symbols) -> WatchlistChange:
     """Remove symbols from a watchlist; every symbol named must be on it."""
     watchlist = _watchlist(ctx, watchlist_id)
@@ -1316,7 +1316,7 @@ def remove_from_watchlist(ctx: ToolContext, watchlist_id: WatchlistId, symbols: 
                            changed=[t["symbol"] for t in tickers], unchanged=[])
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"watchlist_id": 1}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Delete a watchlist", examples=[{"watchlist_id": 1}])
 def delete_watchlist(ctx: ToolContext, watchlist_id: WatchlistId) -> DeletedWatchlist:
     """Delete a watchlist and its symbols."""
     watchlist = _watchlist(ctx, watchlist_id)

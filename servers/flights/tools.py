@@ -1041,7 +1041,7 @@ def list_payment_methods(ctx: ToolContext, passenger_id: PassengerId) -> Payment
     return PaymentMethodList(passenger_id=passenger_id, payment_methods=[_method_out(m, ctx.now) for m in methods])
 
 
-@tools.tool(writes=True, examples=[{"passenger_id": 239, "brand": "visa", "last4": "4242", "expiry_month": 8, "expiry_year": 2028}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Add a payment method", examples=[{"passenger_id": 239, "brand": "visa", "last4": "4242", "expiry_month": 8, "expiry_year": 2028}])
 def add_payment_method(
     ctx: ToolContext,
     passenger_id: PassengerId,
@@ -1103,7 +1103,7 @@ def _check_connections(flights: Sequence[Row]) -> None:
                                  f"flight {a['id']} arrives; pick a later flight")
 
 
-@tools.tool(writes=True, examples=[{"flight_ids": [9032, 9099], "fare_class": "business", "passenger_ids": [318, 219]}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Price an itinerary", examples=[{"flight_ids": [9032, 9099], "fare_class": "business", "passenger_ids": [318, 219]}])
 def price_itinerary(
     ctx: ToolContext,
     flight_ids: Annotated[list[int], Field(min_length=1, max_length=6, description="Flight ids in travel order; a round trip lists the outbound then the return flights.")],
@@ -1143,7 +1143,7 @@ def get_quote(ctx: ToolContext, quote_id: Annotated[int, Field(description="The 
     return _quote_out(q, _flights(ctx, q["flight_ids"]), ctx.now)
 
 
-@tools.tool(writes=True, examples=[{"quote_id": 108, "payments": [{"payment_method_id": 295, "amount": 299}]}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Book a flight reservation", examples=[{"quote_id": 108, "payments": [{"payment_method_id": 295, "amount": 299}]}])
 def book_reservation(
     ctx: ToolContext,
     quote_id: Annotated[int, Field(description="An open quote from price_itinerary.")],
@@ -1293,7 +1293,7 @@ def passenger_travel_summary(
                          net_spend=paid["charged"] - paid["refunded"])
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"pnr": "U6LCXG", "old_flight_id": 10153, "new_flight_id": 10387, "payment_method_id": 375}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Change a reservation's flights", examples=[{"pnr": "U6LCXG", "old_flight_id": 10153, "new_flight_id": 10387, "payment_method_id": 375}])
 def change_flight(
     ctx: ToolContext,
     pnr: Pnr,
@@ -1351,7 +1351,7 @@ def change_flight(
                         fare_difference_per_passenger=difference, amount_charged=amount)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"pnr": "U6LCXG", "flight_id": 10153, "passenger_id": 239, "seat": "14C"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Choose a seat", examples=[{"pnr": "U6LCXG", "flight_id": 10153, "passenger_id": 239, "seat": "14C"}])
 def select_seat(
     ctx: ToolContext,
     pnr: Pnr,
@@ -1393,7 +1393,7 @@ def select_seat(
                       previous_seat=mine["seat"] if mine else None)
 
 
-@tools.tool(writes=True, examples=[{"pnr": "U6LCXG", "passenger_id": 239, "bags": 1, "payment_method_id": 375}])
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Add checked bags", examples=[{"pnr": "U6LCXG", "passenger_id": 239, "bags": 1, "payment_method_id": 375}])
 def add_baggage(
     ctx: ToolContext,
     pnr: Pnr,
@@ -1431,7 +1431,7 @@ def add_baggage(
                          free_checked_bags=rule["free_bags"], fee_charged=fee)
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"pnr": "T58HAG"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Cancel a flight reservation", examples=[{"pnr": "T58HAG"}])
 def cancel_reservation(ctx: ToolContext, pnr: Pnr) -> CancelResult:
     """Cancel a whole reservation before its first flight departs and refund it per the fare rules.
 

@@ -535,7 +535,7 @@ def get_loyalty_account(ctx: ToolContext, guest_id: GuestId) -> LoyaltyAccountOu
     return _loyalty_out(ctx, account, f"{guest['first_name']} {guest['last_name']}")
 
 
-@tools.tool(writes=True, title="Enroll in loyalty", examples=[{"guest_id": 6}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Enroll in loyalty", examples=[{"guest_id": 6}])
 def enroll_in_loyalty(ctx: ToolContext, guest_id: GuestId) -> LoyaltyAccountOut:
     """Make a guest a loyalty member: a new account at the member tier with the welcome bonus
     points. Qualifying nights count from completed stays of the last 12 months."""
@@ -717,7 +717,7 @@ def _take_rooms(ctx: ToolContext, room_type_id: int, nights: list[date], rooms: 
                     [rooms, room_type_id, nights[0], nights[-1] + timedelta(days=1)])
 
 
-@tools.tool(writes=True, title="Create reservation", examples=[
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Create reservation", examples=[
     {"guest_id": 1, "rate_plan_id": 1, "check_in": "2025-12-10", "check_out": "2025-12-13", "rooms": 1, "guests": 1},
     {"guest_id": 2, "rate_plan_id": 1, "check_in": "2025-12-10", "check_out": "2025-12-12", "points_to_redeem": 500,
      "special_requests": "Late arrival, after 22:00."}])
@@ -783,7 +783,7 @@ def _check_points(guest: Row, points: int, cash_due: int) -> None:
                              f"{cash_due} cents still to pay in cash")
 
 
-@tools.tool(writes=True, destructive=True, title="Modify reservation", examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Modify reservation", examples=[
     {"confirmation_number": "4385265229", "check_out": "2025-12-04"},
     {"confirmation_number": "2027634700", "guests": 1}])
 def modify_reservation(
@@ -839,7 +839,7 @@ def modify_reservation(
                         price_difference_cents=difference)
 
 
-@tools.tool(writes=True, destructive=True, title="Cancel reservation", examples=[{"confirmation_number": "7792148612"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Cancel reservation", examples=[{"confirmation_number": "7792148612"}])
 def cancel_reservation(ctx: ToolContext, confirmation_number: Confirmation) -> CancelResult:
     """Cancel a refundable booking before its free-cancellation deadline: the card payments are
     refunded in full, redeemed points given back and the rooms released. Non-refundable bookings
@@ -863,7 +863,7 @@ def cancel_reservation(ctx: ToolContext, confirmation_number: Confirmation) -> C
     return CancelResult(reservation=_reservation_out(ctx, after), refund_cents=max(paid, 0), points_returned=returned)
 
 
-@tools.tool(writes=True, title="Check in", examples=[{"confirmation_number": "8908259908"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Check in", examples=[{"confirmation_number": "8908259908"}])
 def check_in_reservation(ctx: ToolContext, confirmation_number: Confirmation) -> ReservationOut:
     """Mark a confirmed booking's guest as arrived. Check-in opens on the check-in day and
     closes on the check-out day."""
@@ -878,7 +878,7 @@ def check_in_reservation(ctx: ToolContext, confirmation_number: Confirmation) ->
     return _reservation_out(ctx, after)
 
 
-@tools.tool(writes=True, title="Check out", examples=[{"confirmation_number": "5593355241"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Check out", examples=[{"confirmation_number": "5593355241"}])
 def check_out_reservation(ctx: ToolContext, confirmation_number: Confirmation) -> CheckOutResult:
     """Complete a checked-in stay. A loyalty member earns points on the cash paid (5 per whole
     dollar times the tier's multiplier), the stay's room nights count towards the tier, and the
@@ -905,7 +905,7 @@ def check_out_reservation(ctx: ToolContext, confirmation_number: Confirmation) -
     return CheckOutResult(reservation=_reservation_out(ctx, after), points_earned=earned, tier=tier)
 
 
-@tools.tool(writes=True, title="Redeem points", examples=[{"confirmation_number": "3018338059", "points": 500}])
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Redeem points", examples=[{"confirmation_number": "3018338059", "points": 500}])
 def redeem_points(
     ctx: ToolContext,
     confirmation_number: Confirmation,
@@ -928,7 +928,7 @@ def redeem_points(
                         refund_cents=points * CENTS_PER_POINT, points_balance=guest["points_balance"] - points)
 
 
-@tools.tool(writes=True, idempotent=True, title="Update special requests", examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Update special requests", examples=[
     {"confirmation_number": "4385265229", "special_requests": "Quiet room on a high floor, please."}])
 def update_special_requests(
     ctx: ToolContext,

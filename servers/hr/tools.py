@@ -286,7 +286,7 @@ def get_compensation(ctx: ToolContext, employee_id: EmployeeId) -> Compensation:
                         history=[_salary_line(h, today) for h in history])
 
 
-@tools.tool(writes=True, idempotent=True, title="Change a salary",
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Change a salary",
             examples=[{"employee_id": 4, "salary_cents": 12_000_000, "reason": "merit", "note": "Strong first review"}])
 def change_salary(
     ctx: ToolContext,
@@ -330,7 +330,7 @@ def change_salary(
                            previous_salary_cents=previous["salary_cents"], increase_percent=increase)
 
 
-@tools.tool(writes=True, title="Share a compensation statement",
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Share a compensation statement",
             examples=[{"employee_id": 4, "recipient_email": "jessica.kline@northwindsystems.com"}])
 def share_compensation_statement(
     ctx: ToolContext,
@@ -456,7 +456,7 @@ def who_is_out(
                        people_out=len({r["employee_id"] for r in rows}))
 
 
-@tools.tool(writes=True, title="Request time off", examples=[
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Request time off", examples=[
     {"employee_id": 1, "policy": "vacation", "start_date": "2025-12-01", "end_date": "2025-12-02", "note": "Family visit"}])
 def request_time_off(
     ctx: ToolContext,
@@ -522,7 +522,7 @@ def _decide(ctx: ToolContext, request_id: int, status: str, comment: str) -> Tim
     return TimeOffRequestOut(**request(ctx, request_id))
 
 
-@tools.tool(writes=True, idempotent=True, title="Approve a time-off request",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Approve a time-off request",
             examples=[{"request_id": 307, "comment": "Enjoy!"}])
 def approve_time_off_request(
     ctx: ToolContext,
@@ -534,7 +534,7 @@ def approve_time_off_request(
     return _decide(ctx, request_id, "approved", comment)
 
 
-@tools.tool(writes=True, idempotent=True, title="Deny a time-off request",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Deny a time-off request",
             examples=[{"request_id": 306, "reason": "Two of the team are already out that week"}])
 def deny_time_off_request(
     ctx: ToolContext,
@@ -595,7 +595,7 @@ def list_performance_reviews(
                       next_page=found.next_page)
 
 
-@tools.tool(writes=True, idempotent=True, title="Submit a performance review",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Submit a performance review",
             examples=[{"review_id": 76, "rating": 4, "summary": "Exceeded expectations on the benefits rollout."}])
 def submit_performance_review(
     ctx: ToolContext,
@@ -639,7 +639,7 @@ def get_onboarding_checklist(ctx: ToolContext, employee_id: EmployeeId) -> Check
                      overdue_count=sum(t.overdue for t in tasks))
 
 
-@tools.tool(writes=True, idempotent=True, title="Complete an onboarding task", examples=[{"task_id": 12}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Complete an onboarding task", examples=[{"task_id": 12}])
 def complete_onboarding_task(
     ctx: ToolContext,
     task_id: Annotated[int, Field(description="The task's id (get_onboarding_checklist lists them).")],
@@ -659,7 +659,7 @@ def complete_onboarding_task(
 # ---------------------------------------------------------------- reporting lines and exits
 
 
-@tools.tool(writes=True, idempotent=True, title="Change an employee's manager",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Change an employee's manager",
             examples=[{"employee_id": 11, "manager_id": 29}])
 def change_manager(
     ctx: ToolContext,

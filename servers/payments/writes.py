@@ -67,7 +67,7 @@ class RefundResult(BaseModel):
     charge: ChargeDetail = Field(description="The charge after the refund, with every refund it has.")
 
 
-@tools.tool(writes=True, destructive=True, title="Refund a charge",
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Refund a charge",
             examples=[{"charge_id": ex.CHARGE, "amount_cents": 500, "note": "Goodwill for a late delivery"},
                       {"charge_id": ex.CHARGE}])
 def create_refund(
@@ -106,7 +106,7 @@ def create_refund(
 # ---------------------------------------------------------------- customers
 
 
-@tools.tool(writes=True, idempotent=True, title="Update customer",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Update customer",
             examples=[{"customer_id": ex.CUSTOMER, "phone": "+1-415-555-0199", "description": "Prefers email contact"}])
 def update_customer(
     ctx: ToolContext,
@@ -133,7 +133,7 @@ def update_customer(
     return customer_out(ctx, after)
 
 
-@tools.tool(writes=True, idempotent=True, title="Set default payment method",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Set default payment method",
             examples=[{"customer_id": ex.TWO_CARD_CUSTOMER, "payment_method_id": ex.SECOND_CARD}])
 def set_default_payment_method(ctx: ToolContext, customer_id: CustomerId, payment_method_id: PaymentMethodId) -> PaymentMethodOut:
     """Make one of a customer's saved payment methods the default, which subscriptions and
@@ -216,7 +216,7 @@ class SubscriptionResult(BaseModel):
     credit_applied_cents: int
 
 
-@tools.tool(writes=True, title="Create subscription",
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create subscription",
             examples=[{"customer_id": ex.SHOP_CUSTOMER_WITH_CARD, "plan_id": ex.PLAN, "quantity": 3}])
 def create_subscription(
     ctx: ToolContext,
@@ -263,7 +263,7 @@ def _changeable(ctx: ToolContext, subscription_id: str) -> Row:
     return row
 
 
-@tools.tool(writes=True, idempotent=True, title="Update subscription",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Update subscription",
             examples=[{"subscription_id": ex.SUBSCRIPTION, "quantity": 12}, {"subscription_id": ex.SUBSCRIPTION, "plan_id": ex.OTHER_PLAN}])
 def update_subscription(
     ctx: ToolContext,
@@ -295,7 +295,7 @@ class CancelResult(BaseModel):
     credit_balance_cents: int = Field(description="The customer's credit balance afterwards.")
 
 
-@tools.tool(writes=True, destructive=True, title="Cancel subscription",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Cancel subscription",
             examples=[{"subscription_id": ex.SUBSCRIPTION, "at_period_end": True},
                       {"subscription_id": ex.SUBSCRIPTION, "at_period_end": False}])
 def cancel_subscription(
@@ -326,7 +326,7 @@ def cancel_subscription(
     return CancelResult(subscription=subscription_out(ctx, after), credit_cents=credit, credit_balance_cents=balance + credit)
 
 
-@tools.tool(writes=True, idempotent=True, title="Resume subscription", examples=[{"subscription_id": ex.ENDING_SUBSCRIPTION}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Resume subscription", examples=[{"subscription_id": ex.ENDING_SUBSCRIPTION}])
 def resume_subscription(ctx: ToolContext, subscription_id: SubscriptionId) -> SubscriptionOut:
     """Undo a cancellation scheduled for the period's end, so the subscription renews. A
     canceled (ended) subscription cannot be resumed."""
@@ -357,7 +357,7 @@ def _editable(ctx: ToolContext, invoice_id: str, allowed: tuple[str, ...], actio
     return row
 
 
-@tools.tool(writes=True, title="Create invoice", examples=[{"customer_id": ex.SUBSCRIBER, "items": [
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Create invoice", examples=[{"customer_id": ex.SUBSCRIBER, "items": [
     {"description": "Admin training session", "quantity": 2, "unit_amount_cents": 45000}], "memo": "Training in November"}])
 def create_invoice(
     ctx: ToolContext,
@@ -384,7 +384,7 @@ def create_invoice(
     return render_invoice(ctx, read_invoice(ctx, invoice, ""))
 
 
-@tools.tool(writes=True, title="Add invoice item",
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Add invoice item",
             examples=[{"invoice_id": ex.DRAFT_INVOICE, "description": "Admin training session", "quantity": 1, "unit_amount_cents": 45000}])
 def add_invoice_item(
     ctx: ToolContext,
@@ -400,7 +400,7 @@ def add_invoice_item(
     return render_invoice(ctx, {**row, "total_cents": row["total_cents"] + quantity * unit_amount_cents})
 
 
-@tools.tool(writes=True, title="Finalize invoice", examples=[{"invoice_id": ex.DRAFT_INVOICE}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Finalize invoice", examples=[{"invoice_id": ex.DRAFT_INVOICE}])
 def finalize_invoice(ctx: ToolContext, invoice_id: InvoiceId) -> InvoiceOut:
     """Finalize a draft invoice: it becomes open (no more edits), with its due date set, and
     can then be paid or voided."""
@@ -413,7 +413,7 @@ def finalize_invoice(ctx: ToolContext, invoice_id: InvoiceId) -> InvoiceOut:
     return render_invoice(ctx, after)
 
 
-@tools.tool(writes=True, title="Pay invoice", examples=[{"invoice_id": ex.OPEN_INVOICE}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Pay invoice", examples=[{"invoice_id": ex.OPEN_INVOICE}])
 def pay_invoice(ctx: ToolContext, invoice_id: InvoiceId) -> InvoiceOut:
     """Collect an open invoice now: the customer's credit balance first, then a charge on their
     default payment method for the rest (it must not be expired). A past-due subscription
@@ -432,7 +432,7 @@ def pay_invoice(ctx: ToolContext, invoice_id: InvoiceId) -> InvoiceOut:
     return render_invoice(ctx, after)
 
 
-@tools.tool(writes=True, destructive=True, title="Void invoice", examples=[{"invoice_id": ex.OPEN_INVOICE}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Void invoice", examples=[{"invoice_id": ex.OPEN_INVOICE}])
 def void_invoice(ctx: ToolContext, invoice_id: InvoiceId) -> InvoiceOut:
     """Void an open invoice: nothing is owed on it any more. A paid invoice cannot be voided
     (refund its charge instead)."""
@@ -463,7 +463,7 @@ def _dispute_result(ctx: ToolContext, key: int) -> DisputeResult:
     return DisputeResult(dispute=get_dispute(ctx, public(ctx, "dispute", key) or ""), changed_at=ctx.now)
 
 
-@tools.tool(writes=True, title="Submit dispute evidence",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Submit dispute evidence",
             examples=[{"dispute_id": ex.DISPUTE, "evidence": "Carrier tracking shows delivery on the 14th; signed receipt attached."}])
 def submit_dispute_evidence(
     ctx: ToolContext,
@@ -481,7 +481,7 @@ def submit_dispute_evidence(
     return _dispute_result(ctx, row["id"])
 
 
-@tools.tool(writes=True, destructive=True, title="Accept dispute", examples=[{"dispute_id": ex.DISPUTE}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Accept dispute", examples=[{"dispute_id": ex.DISPUTE}])
 def accept_dispute(ctx: ToolContext, dispute_id: DisputeId) -> DisputeResult:
     """Concede a dispute that needs a response: it closes as lost and the cardholder keeps the
     money. Cannot be undone."""

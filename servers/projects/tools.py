@@ -1012,7 +1012,7 @@ def workload_report(
 # ---------------------------------------------------------------- issue writes
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Create an issue", examples=[
     {"project_key": "WEB", "type": "bug", "summary": "Dashboard: export button overlaps the legend",
      "priority": "high", "story_points": 3, "labels": ["frontend"], "components": ["Dashboard"]},
     {"project_key": "API", "type": "story", "summary": "As an integrator, I can list webhooks by status",
@@ -1099,7 +1099,7 @@ def _join_sprint(ctx: ToolContext, issue_ids: Sequence[int], sprint_id: int) -> 
                     [sprint_id, ctx.now, list(issue_ids)])
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Update an issue", examples=[
     {"issue_key": "WEB-10", "priority": "highest", "story_points": 5},
     {"issue_key": "SUP-16", "labels": ["customer-reported", "regression"], "components": ["API"], "summary": "Webhook deliveries are delayed"},
 ])
@@ -1163,7 +1163,7 @@ def update_issue(
     return _detail(ctx, issue["key"])
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Change an issue's status", examples=[
     {"issue_key": "WEB-10", "status": "In Progress"},
     {"issue_key": "SUP-16", "status": "Won't Do", "resolution": "Cannot Reproduce", "comment": "No further reports since the fix."},
 ])
@@ -1221,7 +1221,7 @@ def _insert_comment(ctx: ToolContext, issue_id: int, body: str) -> int:
                           [issue_id, ACTING_USER_ID, body, ctx.now])
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"issue_key": "WEB-10", "assignee_id": 5},
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Assign an issue", examples=[{"issue_key": "WEB-10", "assignee_id": 5},
                                                                        {"issue_key": "SUP-16", "assignee_id": None}])
 def assign_issue(
     ctx: ToolContext,
@@ -1238,7 +1238,7 @@ def assign_issue(
     return _summary(ctx, before["id"])
 
 
-@tools.tool(writes=True, examples=[{"issue_key": "SUP-16", "body": "A second customer reported this today; raising it in triage."}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Comment on an issue", examples=[{"issue_key": "SUP-16", "body": "A second customer reported this today; raising it in triage."}])
 def add_comment(
     ctx: ToolContext,
     issue_key: IssueKey,
@@ -1253,7 +1253,7 @@ def add_comment(
     return CommentOut(id=comment_id, issue_key=before["key"], author=UserBrief(**me), body=body, created_at=ctx.now)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"issue_key": "WEB-10", "link_type": "is blocked by", "other_issue_key": "WEB-16"},
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Link two issues", examples=[{"issue_key": "WEB-10", "link_type": "is blocked by", "other_issue_key": "WEB-16"},
                                                      {"issue_key": "SUP-16", "link_type": "relates to", "other_issue_key": "API-11"}])
 def link_issues(
     ctx: ToolContext,
@@ -1292,7 +1292,7 @@ def link_issues(
 # ---------------------------------------------------------------- sprint writes
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Move issues to a sprint", examples=[
     {"issue_keys": ["WEB-10", "WEB-16"], "sprint_id": 15},
     {"issue_keys": ["WEB-197"], "sprint_id": None},
 ])
@@ -1358,7 +1358,7 @@ def move_issues_to_sprint(
                       unchanged=[row["key"] for row in rows if row["open_sprint_id"] == sprint_id])
 
 
-@tools.tool(writes=True, examples=[{"project_key": "WEB", "goal": "Polish the new dashboard"},
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Create a sprint", examples=[{"project_key": "WEB", "goal": "Polish the new dashboard"},
                                    {"project_key": "API", "name": "API hardening sprint", "start_at": "2025-12-15T09:00:00Z",
                                     "end_at": "2025-12-29T09:00:00Z"}])
 def create_sprint(
@@ -1387,7 +1387,7 @@ def create_sprint(
     return _one_sprint(ctx, sprint_id)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"sprint_id": 61}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Start a sprint", examples=[{"sprint_id": 61}])
 def start_sprint(
     ctx: ToolContext,
     sprint_id: Annotated[int, Field(description="A future sprint (list_sprints).")],
@@ -1419,7 +1419,7 @@ def start_sprint(
     return _one_sprint(ctx, sprint_id)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"sprint_id": 31}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Close a sprint", examples=[{"sprint_id": 31}])
 def close_sprint(ctx: ToolContext, sprint_id: Annotated[int, Field(description="The active sprint to close.")]) -> SprintReport:
     """Close the active sprint of a project (its lead only) and get the sprint's final report.
 

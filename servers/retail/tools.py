@@ -309,7 +309,7 @@ def low_stock_report(
     return LowStockPage(threshold=threshold, variants=[LowStockItem(**r) for r in result.rows], **_page_of(page, result))
 
 
-@tools.tool(writes=True, idempotent=False, title="Adjust inventory",
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Adjust inventory",
             examples=[{"sku": "AP-001-M-BLACK", "change": 24, "reason": "Restock from supplier"}])
 def adjust_inventory(
     ctx: ToolContext,
@@ -384,7 +384,7 @@ def search_orders(
     return OrderPage(orders=[OrderSummary(**r) for r in result.rows], **_page_of(page, result))
 
 
-@tools.tool(writes=True, idempotent=False, title="Create order", examples=[
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Create order", examples=[
     {"customer_email": "lisa.gomez@johnsoncolemanandg.com", "items": [{"sku": "DW-018-WHITE", "quantity": 2}],
      "payment_method": "paypal"}])
 def create_order(
@@ -444,7 +444,7 @@ def create_order(
     return _order(ctx, order_id)
 
 
-@tools.tool(writes=True, idempotent=False, title="Mark order paid", examples=[{"order_number": "#1887"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Mark order paid", examples=[{"order_number": "#1887"}])
 def mark_order_paid(ctx: ToolContext, order_number: OrderNumber) -> OrderOut:
     """Capture the payment of a pending order: it becomes paid and ready to ship."""
     order = _order_row(ctx, order_number)
@@ -454,7 +454,7 @@ def mark_order_paid(ctx: ToolContext, order_number: OrderNumber) -> OrderOut:
     return _order(ctx, order["id"])
 
 
-@tools.tool(writes=True, idempotent=False, title="Fulfill order", examples=[{"order_number": "#1900"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Fulfill order", examples=[{"order_number": "#1900"}])
 def fulfill_order(ctx: ToolContext, order_number: OrderNumber) -> OrderOut:
     """Mark a paid order as shipped (handed to the carrier). Only paid orders ship."""
     order = _order_row(ctx, order_number)
@@ -495,7 +495,7 @@ def update_shipping_address(
     return _order(ctx, order["id"])
 
 
-@tools.tool(writes=True, destructive=True, idempotent=False, title="Cancel order",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Cancel order",
             examples=[{"order_number": "#1900", "reason": "Customer changed their mind"}])
 def cancel_order(ctx: ToolContext, order_number: OrderNumber, reason: Reason) -> OrderOut:
     """Cancel an order that has not shipped (pending or paid): its stock is released and a paid
@@ -551,7 +551,7 @@ def _new_return(ctx: ToolContext, order: Row, kind: str, reason: str, refund: in
         "completed_at": None, "cancelled_at": None})
 
 
-@tools.tool(writes=True, idempotent=False, title="Create return", examples=[
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create return", examples=[
     {"order_number": "#1789", "items": [{"sku": "AP-009-MUSTARD", "quantity": 1}], "reason": "Changed my mind"}])
 def create_return(
     ctx: ToolContext,
@@ -581,7 +581,7 @@ def create_return(
     return _return(ctx, return_id)
 
 
-@tools.tool(writes=True, idempotent=False, title="Create exchange", examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Create exchange", examples=[
     {"order_number": "#1819", "sku": "AP-004-M-BLACK", "new_sku": "AP-004-L-BLACK", "quantity": 1, "reason": "Too small"}])
 def create_exchange(
     ctx: ToolContext,
@@ -622,7 +622,7 @@ def _requested(row: Row, action: str) -> None:
                              "can be completed or cancelled only while it is requested")
 
 
-@tools.tool(writes=True, idempotent=False, title="Complete return", examples=[{"return_number": "R1068"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Complete return", examples=[{"return_number": "R1068"}])
 def complete_return(ctx: ToolContext, return_number: ReturnNumber) -> ReturnOut:
     """Close a requested return or exchange once the items are back: the items are restocked,
     and a return's refund is paid to the order's original payment method."""
@@ -640,7 +640,7 @@ def complete_return(ctx: ToolContext, return_number: ReturnNumber) -> ReturnOut:
     return _return(ctx, row["id"])
 
 
-@tools.tool(writes=True, destructive=True, idempotent=False, title="Cancel return", examples=[{"return_number": "R1068"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Cancel return", examples=[{"return_number": "R1068"}])
 def cancel_return(ctx: ToolContext, return_number: ReturnNumber) -> ReturnOut:
     """Cancel a requested return or exchange (the customer keeps the items); an exchange's
     reserved replacement goes back to stock."""

@@ -799,7 +799,7 @@ def _live_reference(ctx: ToolContext, reference: str) -> Row | None:
                        [reference])
 
 
-@tools.tool(writes=True, idempotent=False, title="Create shipment", examples=[{
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create shipment", examples=[{
     "recipient_email": "lisa.gomez@johnsoncolemanandg.com", "reference": "NW-9001", "ship_name": "Lisa Gomez",
     "ship_line1": "944 Church St", "ship_city": "Columbus", "ship_region": "OH", "ship_postal_code": "43252",
     "weight_oz": 28, "length_in": 12, "width_in": 10, "height_in": 6, "description": "Replacement mug"}])
@@ -846,7 +846,7 @@ def _active_label(ctx: ToolContext, shipment_id: int) -> Row | None:
     return ctx.sql.one("SELECT * FROM labels WHERE shipment_id = ? AND status = 'active'", [shipment_id], Label)
 
 
-@tools.tool(writes=True, idempotent=False, title="Refresh rates", examples=[{"shipment_id": 82}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Refresh rates", examples=[{"shipment_id": 82}])
 def refresh_rates(ctx: ToolContext, shipment_id: ShipmentId) -> RateList:
     """Quote every carrier's services again for a shipment without a label (earlier quotes
     expire after 24 hours). Returns the new quotes, cheapest first."""
@@ -860,7 +860,7 @@ def refresh_rates(ctx: ToolContext, shipment_id: ShipmentId) -> RateList:
     return RateList(shipment_id=shipment_id, reference=shipment["reference"], rates=_fresh_rates(ctx, shipment_id))
 
 
-@tools.tool(writes=True, idempotent=False, title="Buy label", examples=[{"rate_id": 367}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Buy label", examples=[{"rate_id": 367}])
 def buy_label(
     ctx: ToolContext, rate_id: Annotated[int, Field(description="The quote to buy (get_rates lists a shipment's quotes).")],
 ) -> LabelOut:
@@ -912,7 +912,7 @@ def _forbid_after_scan(shipment: Row, what: str) -> None:
                              f"{shipment['first_scan_at']:%Y-%m-%dT%H:%M:%SZ}: {what} only before the first scan")
 
 
-@tools.tool(writes=True, destructive=True, idempotent=False, title="Void label",
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Void label",
             examples=[{"tracking_number": "730353170273"}])
 def void_label(ctx: ToolContext, tracking_number: TrackingNumber) -> VoidedLabel:
     """Void a label the carrier has not scanned yet: its cost is refunded, it leaves any
@@ -929,7 +929,7 @@ def void_label(ctx: ToolContext, tracking_number: TrackingNumber) -> VoidedLabel
     return VoidedLabel(label=LabelOut(**out), shipment_status="draft")  # type: ignore[arg-type]
 
 
-@tools.tool(writes=True, destructive=True, idempotent=False, title="Cancel shipment", examples=[{"shipment_id": 82}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Cancel shipment", examples=[{"shipment_id": 82}])
 def cancel_shipment(ctx: ToolContext, shipment_id: ShipmentId) -> ShipmentDetail:
     """Cancel a shipment the carrier has not scanned yet; its active label is voided and
     refunded. After the first scan it cannot be cancelled (report an exception instead)."""
@@ -944,7 +944,7 @@ def cancel_shipment(ctx: ToolContext, shipment_id: ShipmentId) -> ShipmentDetail
     return _shipment_detail(ctx, shipment_id)
 
 
-@tools.tool(writes=True, title="Update delivery address", examples=[{
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Update delivery address", examples=[{
     "shipment_id": 82, "ship_line1": "12 Harbor Dr, Apt 4", "ship_city": "Austin", "ship_region": "TX",
     "ship_postal_code": "78701"}])
 def update_delivery_address(
@@ -972,7 +972,7 @@ def update_delivery_address(
     return _shipment_detail(ctx, shipment_id)
 
 
-@tools.tool(writes=True, idempotent=False, title="Report delivery exception", examples=[
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Report delivery exception", examples=[
     {"shipment_id": 928, "kind": "damaged", "note": "Customer sent a photo of a crushed box."}])
 def report_exception(
     ctx: ToolContext,
@@ -1001,7 +1001,7 @@ def _exception(ctx: ToolContext, exception_id: int) -> ExceptionOut:
     return ExceptionOut(**row)
 
 
-@tools.tool(writes=True, title="Resolve delivery exception", examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Resolve delivery exception", examples=[
     {"exception_id": 183, "resolution": "Carrier confirmed delivery."}])
 def resolve_exception(
     ctx: ToolContext,
@@ -1022,7 +1022,7 @@ def _minutes(clock: str) -> int:
     return int(hours) * 60 + int(minutes)
 
 
-@tools.tool(writes=True, idempotent=False, title="Schedule pickup", examples=[
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Schedule pickup", examples=[
     {"carrier": "fedex", "warehouse": "EWR1", "pickup_date": "2025-11-14", "tracking_numbers": ["730353170273"]}])
 def schedule_pickup(
     ctx: ToolContext,
@@ -1082,7 +1082,7 @@ def schedule_pickup(
     return _pickup_detail(ctx, _pickup_row(ctx, pickup_id))
 
 
-@tools.tool(writes=True, destructive=True, idempotent=False, title="Cancel pickup", examples=[{"pickup_id": 850}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Cancel pickup", examples=[{"pickup_id": 850}])
 def cancel_pickup(ctx: ToolContext, pickup_id: Annotated[int, Field(description="The pickup's id (list_pickups finds it by confirmation number).")]) -> PickupDetail:
     """Cancel a scheduled pickup whose day has not come; its parcels wait for another one."""
     pickup = row_or_raise(ctx, Pickup, pickup_id, "pickup", PICKUP_HINT)

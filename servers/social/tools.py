@@ -601,7 +601,7 @@ def _index(ctx: ToolContext, post_id: int, text: str, mentioned: list[int]) -> N
         ctx.sql.execute("INSERT INTO hashtags (post_id, tag) SELECT ?, value FROM json_each(?)", [post_id, tags])
 
 
-@tools.tool(writes=True, title="Publish a post",
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Publish a post",
             examples=[{"text": "Our new reporting features are live! #NorthwindCloud"}])
 def create_post(ctx: ToolContext, text: PostText) -> PostOut:
     """Publish a post as @NorthwindSys. Mention accounts with @handle, tag topics with
@@ -609,7 +609,7 @@ def create_post(ctx: ToolContext, text: PostText) -> PostOut:
     return _publish(ctx, _checked_text(ctx, text))
 
 
-@tools.tool(writes=True, title="Reply to a post", examples=[{"post_id": 80, "text": "Thanks for sharing this!"}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Reply to a post", examples=[{"post_id": 80, "text": "Thanks for sharing this!"}])
 def reply_to_post(ctx: ToolContext, post_id: Annotated[int, Field(description="The post to reply to.")], text: PostText) -> PostOut:
     """Reply to a post (or to a reply); the reply joins the post's thread."""
     target = _post_row(ctx, post_id)
@@ -617,7 +617,7 @@ def reply_to_post(ctx: ToolContext, post_id: Annotated[int, Field(description="T
     return _publish(ctx, _checked_text(ctx, text), reply_to=post_id)
 
 
-@tools.tool(writes=True, title="Quote a post", examples=[{"post_id": 80, "text": "Worth a read for every ops team."}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Quote a post", examples=[{"post_id": 80, "text": "Worth a read for every ops team."}])
 def quote_post(ctx: ToolContext, post_id: Annotated[int, Field(description="The post to quote.")], text: PostText) -> PostOut:
     """Publish a post that quotes another one, with your comment on it."""
     target = _post_row(ctx, post_id)
@@ -631,7 +631,7 @@ def _own(post: Row, action: str) -> None:
                              f"@{post['author_handle']}'s")
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"post_id": 3914, "text": "Our team is answering questions about the new release in the replies until 6pm UTC. Ask away! #NorthwindCloud"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Edit a post", examples=[{"post_id": 3914, "text": "Our team is answering questions about the new release in the replies until 6pm UTC. Ask away! #NorthwindCloud"}])
 def edit_post(
     ctx: ToolContext,
     post_id: Annotated[int, Field(description="Your post to change.")],
@@ -654,7 +654,7 @@ def edit_post(
     return _post(ctx, post_id)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"post_id": 5}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Delete a post", examples=[{"post_id": 5}])
 def delete_post(ctx: ToolContext, post_id: Annotated[int, Field(description="Your post to delete.")]) -> DeletedPost:
     """Delete one of your posts (or replies, or quotes) with its likes, reposts, mentions and
     hashtags. Replies to it stay, under a deleted placeholder."""
@@ -669,7 +669,7 @@ def delete_post(ctx: ToolContext, post_id: Annotated[int, Field(description="You
 # ---------------------------------------------------------------- likes and reposts
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"post_id": 80}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Like a post", examples=[{"post_id": 80}])
 def like_post(ctx: ToolContext, post_id: PostId) -> PostOut:
     """Like a post. A post can be liked once: liking it again is refused."""
     post = _post_row(ctx, post_id)
@@ -681,7 +681,7 @@ def like_post(ctx: ToolContext, post_id: PostId) -> PostOut:
     return _post(ctx, post_id)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"post_id": 29}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Unlike a post", examples=[{"post_id": 29}])
 def unlike_post(ctx: ToolContext, post_id: PostId) -> PostOut:
     """Take back your like of a post."""
     post = _post_row(ctx, post_id)
@@ -691,7 +691,7 @@ def unlike_post(ctx: ToolContext, post_id: PostId) -> PostOut:
     return _post(ctx, post_id)
 
 
-@tools.tool(writes=True, idempotent=True, title="Repost a post", examples=[{"post_id": 80}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Repost a post", examples=[{"post_id": 80}])
 def repost(ctx: ToolContext, post_id: PostId) -> PostOut:
     """Repost a post to your followers. A post can be reposted once: reposting it again is
     refused."""
@@ -706,7 +706,7 @@ def repost(ctx: ToolContext, post_id: PostId) -> PostOut:
 # ---------------------------------------------------------------- follows, blocks and mutes
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"user_id": 2}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Follow an account", examples=[{"user_id": 2}])
 def follow_user(ctx: ToolContext, user_id: UserId) -> FollowOut:
     """Follow an account: its posts join your home timeline."""
     user = _other(ctx, user_id, "follow")
@@ -717,7 +717,7 @@ def follow_user(ctx: ToolContext, user_id: UserId) -> FollowOut:
     return FollowOut(user=UserOut(**_user_row(ctx, user_id)), following=True)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"user_id": 10}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Unfollow an account", examples=[{"user_id": 10}])
 def unfollow_user(ctx: ToolContext, user_id: UserId) -> FollowOut:
     """Stop following an account."""
     user = _other(ctx, user_id, "unfollow")
@@ -727,7 +727,7 @@ def unfollow_user(ctx: ToolContext, user_id: UserId) -> FollowOut:
     return FollowOut(user=UserOut(**_user_row(ctx, user_id)), following=False)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"user_id": 10}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Block an account", examples=[{"user_id": 10}])
 def block_user(ctx: ToolContext, user_id: UserId) -> UserOut:
     """Block an account: any follow between you ends, and neither of you can follow, mention,
     message, reply to, quote, like or repost the other until you unblock it."""
@@ -740,7 +740,7 @@ def block_user(ctx: ToolContext, user_id: UserId) -> UserOut:
     return UserOut(**_user_row(ctx, user_id))
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"user_id": 45}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Unblock an account", examples=[{"user_id": 45}])
 def unblock_user(ctx: ToolContext, user_id: UserId) -> UserOut:
     """Unblock an account you blocked (follows ended by the block do not come back)."""
     user = _other(ctx, user_id, "unblock")
@@ -750,7 +750,7 @@ def unblock_user(ctx: ToolContext, user_id: UserId) -> UserOut:
     return UserOut(**_user_row(ctx, user_id))
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"user_id": 10}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Mute an account", examples=[{"user_id": 10}])
 def mute_user(ctx: ToolContext, user_id: UserId) -> UserOut:
     """Mute an account: its posts leave your home timeline and it sends you no notifications,
     without it knowing; you still follow it if you did."""
@@ -761,7 +761,7 @@ def mute_user(ctx: ToolContext, user_id: UserId) -> UserOut:
     return UserOut(**_user_row(ctx, user_id))
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"user_id": 101}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Unmute an account", examples=[{"user_id": 101}])
 def unmute_user(ctx: ToolContext, user_id: UserId) -> UserOut:
     """Unmute an account you muted: its posts and notifications reach you again."""
     user = _other(ctx, user_id, "unmute")
@@ -771,7 +771,7 @@ def unmute_user(ctx: ToolContext, user_id: UserId) -> UserOut:
     return UserOut(**_user_row(ctx, user_id))
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"bio": "Northwind Systems: product news and support, 24/7.", "dm_policy": "followers"}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Edit your profile", examples=[{"bio": "Northwind Systems: product news and support, 24/7.", "dm_policy": "followers"}])
 def update_profile(
     ctx: ToolContext,
     name: Annotated[str | None, Field(min_length=1, max_length=50, description="The name shown on the profile.")] = None,
@@ -885,7 +885,7 @@ def get_conversation(
                            unread_count=unread, page=page, next_page=found.next_page)
 
 
-@tools.tool(writes=True, title="Send a direct message", examples=[{"user_id": 9, "text": "Thanks for reaching out! How can we help?"}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Send a direct message", examples=[{"user_id": 9, "text": "Thanks for reaching out! How can we help?"}])
 def send_direct_message(
     ctx: ToolContext,
     user_id: Annotated[int, Field(description="The account to message.")],

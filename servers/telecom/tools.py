@@ -767,7 +767,7 @@ def _good_standing(line: Row, action: str) -> None:
 # ---------------------------------------------------------------- writes
 
 
-@tools.tool(writes=True, idempotent=True, title="Change a line's plan", examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Change a line's plan", examples=[
     {"line_id": 25, "plan_code": "plus-15"}, {"line_id": 25, "plan_code": "unlimited-max", "effective": "immediately"}])
 def change_plan(
     ctx: ToolContext,
@@ -817,7 +817,7 @@ def cancel_plan_change(ctx: ToolContext, line_id: LineId) -> LineSummary:
     return _summary(ctx, line_id)
 
 
-@tools.tool(writes=True, idempotent=True, title="Turn roaming on or off", examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Turn roaming on or off", examples=[
     {"line_id": 25, "enabled": True}, {"line_id": 10, "enabled": False}])
 def set_roaming(
     ctx: ToolContext,
@@ -836,7 +836,7 @@ def set_roaming(
     return _summary(ctx, line_id)
 
 
-@tools.tool(writes=True, title="Buy a roaming pass", examples=[
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Buy a roaming pass", examples=[
     {"line_id": 25, "country": "France", "days": 5}, {"line_id": 25, "country": "Japan", "start_date": "2025-12-01", "days": 10}])
 def buy_roaming_pass(
     ctx: ToolContext,
@@ -882,7 +882,7 @@ def _line_addon(ctx: ToolContext, line_addon_id: int) -> LineAddonOut:
     return LineAddonOut(**row)
 
 
-@tools.tool(writes=True, title="Add an add-on", examples=[{"line_id": 25, "addon_code": "data-1gb"}, {"line_id": 25, "addon_code": "intl-calling"}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Add an add-on", examples=[{"line_id": 25, "addon_code": "data-1gb"}, {"line_id": 25, "addon_code": "intl-calling"}])
 def add_addon(
     ctx: ToolContext,
     line_id: LineId,
@@ -943,7 +943,7 @@ def remove_addon(
     return _line_addon(ctx, line_addon_id)
 
 
-@tools.tool(writes=True, destructive=True, title="Suspend a line", examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Suspend a line", examples=[
     {"line_id": 1, "reason": "lost_stolen"}, {"line_id": 25, "reason": "customer_request"}])
 def suspend_line(
     ctx: ToolContext,
@@ -960,7 +960,7 @@ def suspend_line(
     return _line_detail(ctx, line_id)
 
 
-@tools.tool(writes=True, title="Reactivate a line", examples=[{"line_id": 20}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Reactivate a line", examples=[{"line_id": 20}])
 def reactivate_line(ctx: ToolContext, line_id: LineId) -> LineDetail:
     """Bring a suspended line back into service. A line suspended for non-payment comes back
     only once its account has nothing past due."""
@@ -976,7 +976,7 @@ def reactivate_line(ctx: ToolContext, line_id: LineId) -> LineDetail:
     return _line_detail(ctx, line_id)
 
 
-@tools.tool(writes=True, title="Take a payment", examples=[{"account_id": 2, "amount_cents": 1000, "method": "card"}])
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Take a payment", examples=[{"account_id": 2, "amount_cents": 1000, "method": "card"}])
 def make_payment(
     ctx: ToolContext,
     account_id: AccountId,
@@ -1018,7 +1018,7 @@ def make_payment(
                          standing=after["standing"])
 
 
-@tools.tool(writes=True, idempotent=True, title="Change device settings", examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Change device settings", examples=[
     {"line_id": 12, "mobile_data": True, "airplane_mode": False}, {"line_id": 61, "reset_apn": True, "network_mode": "5g_auto"}])
 def update_device_settings(
     ctx: ToolContext,
@@ -1047,7 +1047,7 @@ def update_device_settings(
     return DeviceOut(**after)
 
 
-@tools.tool(writes=True, title="Log a troubleshooting ticket", examples=[
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Log a troubleshooting ticket", examples=[
     {"line_id": 1, "category": "no_data", "notes": "Turned mobile data back on; data works.", "resolved": True}])
 def log_ticket(
     ctx: ToolContext,

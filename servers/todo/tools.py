@@ -780,7 +780,7 @@ def _recurrence(words: str, due: date | None, today: date) -> tuple[str, date]:
 # ---------------------------------------------------------------- writing tasks
 
 
-@tools.tool(writes=True, examples=[
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Add a task", examples=[
     {"content": "Send the Q4 recap", "due_date": "2025-11-14", "priority": "p2", "labels": ["email"]},
     {"content": "Book the dinner venue", "project_id": 7, "assignee_id": 1, "due_date": "2025-11-20", "due_time": "10:00"},
     {"content": "Call the vendor", "parent_id": 30},
@@ -844,7 +844,7 @@ def create_task(
     return _task(ctx, task_id)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Edit a task", examples=[
     {"task_id": 30, "due_date": "2025-11-21", "priority": "p1"},
     {"task_id": 30, "content": "Prepare the QBR deck v2", "labels": ["deep-work", "follow-up"]},
     {"task_id": 30, "clear_due": True}])
@@ -896,7 +896,7 @@ def update_task(
     return _task(ctx, task_id)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"task_id": 30, "assignee_id": 1}, {"task_id": 72, "assignee_id": None}, {"task_id": 75, "assignee_id": 37}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Assign a task", examples=[{"task_id": 30, "assignee_id": 1}, {"task_id": 72, "assignee_id": None}, {"task_id": 75, "assignee_id": 37}])
 def assign_task(
     ctx: ToolContext,
     task_id: TaskId,
@@ -914,7 +914,7 @@ def assign_task(
     return _task(ctx, task_id)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"task_id": 30, "project_id": 1}, {"task_id": 30, "section_id": 2}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Move a task", examples=[{"task_id": 30, "project_id": 1}, {"task_id": 30, "section_id": 2}])
 def move_task(
     ctx: ToolContext,
     task_id: TaskId,
@@ -969,7 +969,7 @@ def move_task(
     return _task(ctx, task_id)
 
 
-@tools.tool(writes=True, examples=[{"task_id": 30}, {"task_id": 247}])
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Complete a task", examples=[{"task_id": 30}, {"task_id": 247}])
 def complete_task(ctx: ToolContext, task_id: TaskId) -> Completion:
     """Complete a task. A one-off task closes with its open sub-tasks. A recurring task
     completes only its current occurrence: its due date moves to the next occurrence after
@@ -996,7 +996,7 @@ def complete_task(ctx: ToolContext, task_id: TaskId) -> Completion:
                       next_due_date=None, subtasks_completed=len(opened) - 1)
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"task_id": 23}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Reopen a task", examples=[{"task_id": 23}])
 def reopen_task(ctx: ToolContext, task_id: TaskId) -> TaskOut:
     """Reopen a completed task (uncomplete it), and its completed parent tasks with it; its
     sub-tasks stay as they are."""
@@ -1034,7 +1034,7 @@ def end_recurrence(ctx: ToolContext, task_id: TaskId) -> TaskOut:
     return _task(ctx, task_id)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"task_id": 30}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Delete a task", examples=[{"task_id": 30}])
 def delete_task(ctx: ToolContext, task_id: TaskId) -> DeletedTask:
     """Delete a task for good, with its sub-tasks and comments (the activity log keeps its
     history). A recurring series is not deleted: end it with end_recurrence."""
@@ -1057,7 +1057,7 @@ def delete_task(ctx: ToolContext, task_id: TaskId) -> DeletedTask:
                        deleted_subtasks=len(ids) - 1, deleted_comments=comments)
 
 
-@tools.tool(writes=True, examples=[{"task_id": 30, "content": "Draft is in the shared folder."}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Comment on a task", examples=[{"task_id": 30, "content": "Draft is in the shared folder."}])
 def add_comment(
     ctx: ToolContext,
     task_id: TaskId,
@@ -1079,7 +1079,7 @@ def add_comment(
 # ---------------------------------------------------------------- projects, sections, labels
 
 
-@tools.tool(writes=True, examples=[{"name": "Garden Makeover", "color": "green"}, {"name": "Board Prep", "view_style": "board", "is_favorite": True}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create a project", examples=[{"name": "Garden Makeover", "color": "green"}, {"name": "Board Prep", "view_style": "board", "is_favorite": True}])
 def create_project(
     ctx: ToolContext,
     name: Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS, description="The project's name (unique among your projects).")],
@@ -1111,7 +1111,7 @@ def _owned(project: Row, action: str) -> None:
                              f"{project['owner_name']}; ask them")
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"project_id": 18}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Archive a project", examples=[{"project_id": 18}])
 def archive_project(ctx: ToolContext, project_id: ProjectId) -> ProjectDetail:
     """Archive a project you own once all its tasks are done: it becomes read-only and leaves
     the active lists (list_projects with state='archived' still shows it)."""
@@ -1127,7 +1127,7 @@ def archive_project(ctx: ToolContext, project_id: ProjectId) -> ProjectDetail:
     return _project_detail(ctx, _project_row(ctx, project_id))
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"project_id": 15}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Unarchive a project", examples=[{"project_id": 15}])
 def unarchive_project(ctx: ToolContext, project_id: ProjectId) -> ProjectDetail:
     """Bring an archived project you own back to the active projects, writable again."""
     project = _project_row(ctx, project_id)
@@ -1137,7 +1137,7 @@ def unarchive_project(ctx: ToolContext, project_id: ProjectId) -> ProjectDetail:
     return _project_detail(ctx, _project_row(ctx, project_id))
 
 
-@tools.tool(writes=True, idempotent=True, examples=[{"project_id": 10, "email": "mary.cherry@northwindsystems.com"}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Share a project", examples=[{"project_id": 10, "email": "mary.cherry@northwindsystems.com"}])
 def share_project(
     ctx: ToolContext,
     project_id: ProjectId,
@@ -1158,7 +1158,7 @@ def share_project(
     return _project_detail(ctx, _project_row(ctx, project_id))
 
 
-@tools.tool(writes=True, examples=[{"project_id": 10, "name": "Bathroom"}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Add a section to a project", examples=[{"project_id": 10, "name": "Bathroom"}])
 def create_section(
     ctx: ToolContext,
     project_id: ProjectId,
@@ -1178,7 +1178,7 @@ def create_section(
     return SectionOut(id=section_id, project_id=project_id, name=wanted, position=position, open_tasks=0)
 
 
-@tools.tool(writes=True, examples=[{"name": "next-actions", "color": "red"}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create a label", examples=[{"name": "next-actions", "color": "red"}])
 def create_label(
     ctx: ToolContext,
     name: Annotated[str, Field(min_length=1, max_length=60, pattern=r"^[^,@]+$", description="The label's name (no commas or @).")],
@@ -1203,7 +1203,7 @@ class DeletedLabel(BaseModel):
     removed_from_tasks: int = Field(description="Tasks (open or completed) that carried the label.")
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"label_id": 12}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Delete a label", examples=[{"label_id": 12}])
 def delete_label(ctx: ToolContext, label_id: Annotated[int, Field(description="The label's id (list_labels).")]) -> DeletedLabel:
     """Delete a label: it is removed from every task that carried it (the tasks stay)."""
     label = ctx.sql.one("SELECT id, name FROM labels WHERE id = ?", [label_id])

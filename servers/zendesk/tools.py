@@ -620,7 +620,7 @@ def list_macros(
 # ---------------------------------------------------------------- writes
 
 
-@tools.tool(writes=True, examples=[{"subject": "Cannot export invoices", "description": "The export button does nothing.", "requester_id": 594, "tags": ["billing"]}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Create a ticket", examples=[{"subject": "Cannot export invoices", "description": "The export button does nothing.", "requester_id": 594, "tags": ["billing"]}])
 def create_ticket(
     ctx: ToolContext,
     subject: Annotated[str, Field(min_length=1, max_length=200, description="Short summary.")],
@@ -651,7 +651,7 @@ def create_ticket(
     return _detail(ctx, ticket_id, added)
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"ticket_id": 1486, "priority": "urgent", "assignee_id": 37}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Update a ticket", examples=[{"ticket_id": 1486, "priority": "urgent", "assignee_id": 37}])
 def update_ticket(
     ctx: ToolContext,
     ticket_id: Annotated[int, Field(description="The ticket's id.")],
@@ -691,7 +691,7 @@ def update_ticket(
     return _detail(ctx, ticket_id)
 
 
-@tools.tool(writes=True, idempotent=True, title="Add tags to a ticket", examples=[{"ticket_id": 1486, "tags": ["vip"]}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Add tags to a ticket", examples=[{"ticket_id": 1486, "tags": ["vip"]}])
 def add_ticket_tags(
     ctx: ToolContext,
     ticket_id: Annotated[int, Field(description="The ticket's id.")],
@@ -727,7 +727,7 @@ def remove_ticket_tags(
     return TicketSummary(**ticket, tags=[t for t in have if t not in set(tags)])
 
 
-@tools.tool(writes=True, examples=[{"ticket_id": 1486, "body": "We are looking into the pricing question.", "public": True}])
+@tools.tool(writes=True, destructive=False, idempotent=False, title="Comment on a ticket", examples=[{"ticket_id": 1486, "body": "We are looking into the pricing question.", "public": True}])
 def add_comment(
     ctx: ToolContext,
     ticket_id: Annotated[int, Field(description="The ticket's id.")],
@@ -748,7 +748,7 @@ def add_comment(
                       body=body, public=public, created_at=ctx.now)
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"source_ticket_id": 1499, "target_ticket_id": 1486}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Merge tickets", examples=[{"source_ticket_id": 1499, "target_ticket_id": 1486}])
 def merge_tickets(
     ctx: ToolContext,
     source_ticket_id: Annotated[int, Field(description="The duplicate ticket, which is closed.")],
@@ -775,7 +775,7 @@ def merge_tickets(
     return MergeResult(source=summaries[0], target=summaries[1])
 
 
-@tools.tool(writes=True, destructive=True, examples=[{"ticket_id": 1460, "macro_id": 3}])
+@tools.tool(writes=True, destructive=True, idempotent=False, title="Apply a macro to a ticket", examples=[{"ticket_id": 1460, "macro_id": 3}])
 def apply_macro(
     ctx: ToolContext,
     ticket_id: Annotated[int, Field(description="The ticket's id.")],
@@ -809,7 +809,7 @@ def apply_macro(
     return _detail(ctx, ticket_id, tags)
 
 
-@tools.tool(writes=True, examples=[{"name": "Jamie Rivera", "email": "jamie.rivera@example.org", "organization_id": 3}])
+@tools.tool(writes=True, destructive=False, idempotent=True, title="Create a help desk user", examples=[{"name": "Jamie Rivera", "email": "jamie.rivera@example.org", "organization_id": 3}])
 def create_user(
     ctx: ToolContext,
     name: Annotated[str, Field(min_length=1, max_length=120, description="Full name.")],
@@ -832,7 +832,7 @@ def create_user(
     return UserOut(**row_or_raise(ctx, User, user_id, "user", USER_HINT))
 
 
-@tools.tool(writes=True, destructive=True, idempotent=True, examples=[{"user_id": 594}])
+@tools.tool(writes=True, destructive=True, idempotent=True, title="Suspend a user", examples=[{"user_id": 594}])
 def suspend_user(
     ctx: ToolContext,
     user_id: Annotated[int, Field(description="The end-user's id.")],
