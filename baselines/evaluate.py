@@ -5,7 +5,8 @@ GIL, so threads would only take turns at it. What runs in parallel are the turns
 whose `act` waits on a remote model (`remote = True`, such as `ChatAgent`): up to
 `concurrency` episodes are in flight, each with its own environment, and the calling thread
 steps whichever episode's model answered. Agents that compute their turns in this process
-(oracle, random, a local policy) play one episode at a time.
+(oracle, random, a local policy) play one episode at a time. `workers` plays the same loop
+(`run_episodes`) in other processes or Ray actors (`mcpgym.baselines.parallel`, docs/scale.md).
 
 The output folder is a `RunFolder`: locked while the run writes, resumed only by a run with
 the same settings, every finished episode appended to `trajectories.jsonl` at once, and
@@ -17,19 +18,26 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mcpgym.baselines.agent_spec import AgentSpec
 from mcpgym.baselines.agents import Agent
 from mcpgym.baselines.chat_agent import ModelError
-from mcpgym.baselines.metrics import markdown_table, summarize_run
-from mcpgym.baselines.run_folder import SUMMARY, TRAJECTORIES, RunFolder, RunManifest, setting, tasks_digest
+from mcpgym.baselines.metrics import markdown_table, pass_hat_ks, summarize_run, task_family
+from mcpgym.baselines.run_folder import (
+    REPORT, SUMMARY, TRAJECTORIES, RunFolder, RunFolderError, RunManifest, read_manifest, read_records, run_label,
+    setting, tasks_digest,
+)
 from mcpgym.envs import make_env
 from mcpgym.envs.mcp_env import McpEnv
 from mcpgym.tasks.model import Task
+
+if TYPE_CHECKING:
+    from mcpgym.baselines.parallel import Rollouts
 
 GIVE_UP_AFTER = 4
 """A run stops starting episodes once this many (or `concurrency`, if more) have ended and
@@ -75,6 +83,7 @@ class EpisodeRun:
             "episode": self.episode,
             "task_id": self.task.id,
             "servers": self.task.servers,
+            "family": task_family(self.task.id, self.task.tags),
             "ground_truth_calls": len(self.task.calls),
             "seed": self.seed,
             "reward": float(self.reward),
@@ -148,7 +157,7 @@ class EnvPool:
 
 def evaluate(
     tasks: Sequence[Task],
-    make_agent: Callable[[int], Agent],
+    make_agent: Callable[[int], Agent] | AgentSpec,
     out: Path,
     episodes_per_task: int = 1,
     concurrency: int = 4,
@@ -157,16 +166,27 @@ def evaluate(
     progress: bool = True,
     agent_settings: dict[str, Any] | None = None,
     overwrite: bool = False,
+    workers: int = 1,
+    backend: str | Rollouts = "processes",
 ) -> EvalReport:
     """Play every (task, episode) not yet finished in `out`, then write and return the summary.
 
     `agent_settings` identify the agent (kind, model, endpoint, sampling): with the tasks,
-    seeds and env settings they make the run's manifest, which a resumed run must match.
+    seeds and env settings they make the run's manifest, which a resumed run must match
+    (default: `make_agent.settings()` when it is an `AgentSpec`). `workers` above 1 plays the
+    episodes in that many processes (`backend="processes"`) or Ray actors (`backend="ray"`),
+    or pass a `Rollouts` from `mcpgym.baselines.parallel` as `backend`; these need an
+    `AgentSpec` (docs/scale.md). Records are written here as they arrive, whatever the backend.
     Raises `RunFolderError` when the folder is locked by another run or holds another run.
     """
+    from mcpgym.baselines.parallel import rollouts_for
+
     if concurrency < 1 or episodes_per_task < 1:
         raise ValueError("concurrency and episodes_per_task must be at least 1")
     env_kwargs = env_kwargs or {}
+    rollouts = rollouts_for(workers, backend, make_agent, env_kwargs)
+    if agent_settings is None and isinstance(make_agent, AgentSpec):
+        agent_settings = make_agent.settings()
     manifest = RunManifest(
         agent={key: setting(value) for key, value in (agent_settings or {}).items()},
         tasks_digest=tasks_digest(tasks),
@@ -180,57 +200,73 @@ def evaluate(
         jobs = deque((task, e) for task in tasks for e in range(episodes_per_task) if (task.id, e) not in done)
         report = EvalReport(summary={}, resumed=len(done))
         bar = _progress(total=len(jobs) + len(done), initial=len(done), enabled=progress)
-        pool = EnvPool(env_kwargs)
-        model_calls = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="model-call")
-        live: dict[Future[Any], EpisodeRun] = {}
-        width = concurrency
+        todo = len(jobs)
 
-        def turn(run: EpisodeRun) -> Future[Any]:
-            if run.remote:
-                return model_calls.submit(run.agent.act, run.observation)
-            return _inline(run.agent.act, run.observation)
-
-        def finish(run: EpisodeRun) -> None:
-            folder.append(run.record())
-            pool.give_back(run.env, run.task.servers)
+        def finish(record: dict[str, Any]) -> None:
+            folder.append(record)
             report.ran += 1
-            report.answered += int(run.env.trajectory.steps > 0)
-            if run.error is not None:
-                if len(report.errors) < SHOWN_ERRORS and run.error not in report.errors:
-                    bar.write(f"model error in {run.task.id} (episode {run.episode}): {run.error}", file=sys.stderr)
-                report.errors[run.error] += 1
+            report.answered += int(record["steps"] > 0)
+            error = record["error"]
+            if error is not None:
+                if len(report.errors) < SHOWN_ERRORS and error not in report.errors:
+                    bar.write(f"model error in {record['task_id']} (episode {record['episode']}): {error}", file=sys.stderr)
+                report.errors[error] += 1
             bar.update(1)
 
+        stream = rollouts.play(jobs, make_agent, env_kwargs, seed, concurrency)
         try:
-            while jobs or live:
-                while jobs and len(live) < width:
-                    task, episode = jobs.popleft()
-                    run = EpisodeRun(pool.take(task.servers), make_agent(seed + episode), task, seed + episode, episode)
-                    width = width if run.remote else 1
-                    live[turn(run)] = run
-                ready, _ = wait(live, return_when=FIRST_COMPLETED)
-                for future in ready:
-                    run = live.pop(future)
-                    try:
-                        action = future.result()
-                    except ModelError as err:
-                        run.fail(str(err))
-                    else:
-                        run.step(action)
-                    if run.finished:
-                        finish(run)
-                    else:
-                        live[turn(run)] = run
-                if jobs and report.answered == 0 and report.ran >= max(GIVE_UP_AFTER, concurrency):
+            for record in stream:
+                finish(record)
+                if report.ran < todo and report.answered == 0 and report.ran >= max(GIVE_UP_AFTER, concurrency):
                     report.stopped_early = True
-                    jobs.clear()
+                    break
         finally:
-            model_calls.shutdown(wait=False, cancel_futures=True)
+            stream.close()
             bar.close()
-            pool.close()
         records = sorted(folder.records, key=lambda r: (r["task_id"], r["episode"]))
         report.summary = write_summary(records, out)
     return report
+
+
+def run_episodes(
+    jobs: deque[tuple[Task, int]], make_agent: Callable[[int], Agent], pool: EnvPool, concurrency: int, seed: int
+) -> Iterator[dict[str, Any]]:
+    """Play `jobs` (task, episode), popped from the left, and yield each episode's record as it
+    ends. Envs come from `pool` and go back to it. Agents with `remote = True` overlap their
+    turns, up to `concurrency` episodes at once; the env work stays on this thread."""
+    model_calls = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="model-call")
+    live: dict[Future[Any], EpisodeRun] = {}
+    width = concurrency
+
+    def turn(run: EpisodeRun) -> Future[Any]:
+        if run.remote:
+            return model_calls.submit(run.agent.act, run.observation)
+        return _inline(run.agent.act, run.observation)
+
+    try:
+        while jobs or live:
+            while jobs and len(live) < width:
+                task, episode = jobs.popleft()
+                run = EpisodeRun(pool.take(task.servers), make_agent(seed + episode), task, seed + episode, episode)
+                width = width if run.remote else 1
+                live[turn(run)] = run
+            ready, _ = wait(live, return_when=FIRST_COMPLETED)
+            for future in ready:
+                run = live.pop(future)
+                try:
+                    action = future.result()
+                except ModelError as err:
+                    run.fail(str(err))
+                else:
+                    run.step(action)
+                if run.finished:
+                    record = run.record()
+                    pool.give_back(run.env, run.task.servers)
+                    yield record
+                else:
+                    live[turn(run)] = run
+    finally:
+        model_calls.shutdown(wait=False, cancel_futures=True)
 
 
 def _inline(act: Callable[[Any], Any], observation: Any) -> Future[Any]:
@@ -243,32 +279,59 @@ def _inline(act: Callable[[Any], Any], observation: Any) -> Future[Any]:
     return future
 
 
-def write_summary(records: list[dict[str, Any]], out: Path, plots: bool = True) -> dict[str, Any]:
-    """Summarize episode records into `out`: summary.json, summary.md and (with `plots`) PNG charts."""
+def write_summary(records: list[dict[str, Any]], out: Path, plots: bool = True, report: bool = True) -> dict[str, Any]:
+    """Summarize episode records into `out`: summary.json, summary.md, (with `plots`) PNG charts
+    and (with `report`) report.html; plots and report name the run by `out` and its manifest."""
     out.mkdir(parents=True, exist_ok=True)
     summary = summarize_run(records)
+    manifest = read_manifest(out)
     (out / SUMMARY).write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    (out / "summary.md").write_text(markdown_table(summary) + "\n", encoding="utf-8")
+    (out / "summary.md").write_text(f"{run_label(out, manifest)}\n\n{markdown_table(summary)}\n", encoding="utf-8")
     if plots:
-        plot_summary(summary, out)
+        plot_summary(summary, out, title=run_label(out, manifest))
+    if report:
+        from mcpgym.baselines.report_html import write_report
+
+        write_report(records, summary, out, manifest)
     return summary
 
 
+def write_report_from_folder(out: Path) -> Path:
+    """(Re)write `out/report.html` from the run's records as they stand (a running run's so far).
+
+    Raises `RunFolderError` when the folder holds no run or a damaged record."""
+    from mcpgym.baselines.report_html import write_report
+
+    records = read_records(out)
+    if not records and not (out / TRAJECTORIES).exists():
+        raise RunFolderError(f"{out} has no {TRAJECTORIES}: not the folder of an eval run")
+    records.sort(key=lambda r: (str(r["task_id"]), r["episode"]))
+    try:
+        summary = summarize_run(records)
+    except (KeyError, TypeError, ValueError) as err:
+        raise RunFolderError(
+            f"{out / TRAJECTORIES} holds records mcpgym eval did not write ({type(err).__name__}: {err})"
+        ) from None
+    return write_report(records, summary, out, read_manifest(out))
+
+
 def _progress(total: int, initial: int, enabled: bool) -> Any:
-    from tqdm import tqdm
+    from mcpgym.progress import progress_bar
 
-    return tqdm(total=total, initial=initial, disable=not enabled, desc="episodes", unit="ep")
+    return progress_bar(total, initial=initial, desc="episodes", unit="ep", enabled=enabled)
 
 
-def plot_summary(summary: dict[str, Any], out: Path) -> list[Path]:
-    """Bar charts of mean reward (with pass@1.0) by server set and by difficulty."""
+def plot_summary(summary: dict[str, Any], out: Path, title: str | None = None) -> list[Path]:
+    """Bar charts of mean reward (with pass@1.0) by server set and by difficulty, titled with
+    the run (`title`, by default the folder's name and the agent of its manifest)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    run = title if title is not None else run_label(out, read_manifest(out))
     written = []
-    for key, title in (("by_server", "server"), ("by_difficulty", "difficulty")):
+    for key, group, axis in (("by_server", "server", "server set"), ("by_difficulty", "difficulty", "difficulty")):
         groups = summary[key]
         names = list(groups)
         fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(names) + 2), 3.8))
@@ -283,38 +346,166 @@ def plot_summary(summary: dict[str, Any], out: Path) -> list[Path]:
         ax.set_xticks(list(xs), labels, rotation=20, ha="right", fontsize=8)
         ax.set_ylim(0, 1.1)
         ax.set_ylabel("score")
-        ax.set_title(f"Reward by {title}")
+        ax.set_title(f"Reward by {axis}\n{run}", fontsize=10)
         ax.legend(fontsize=8, loc="upper right")
         fig.tight_layout()
-        path = out / f"reward_by_{title}.png"
+        path = out / f"reward_by_{group}.png"
         fig.savefig(path, dpi=120)
         plt.close(fig)
         written.append(path)
     return written
 
 
-def compare(a: dict[str, Any], b: dict[str, Any]) -> str:
-    """A Markdown table of B minus A: overall metrics and mean reward per server set."""
-    lines = ["| metric | A | B | B - A |", "|---|---|---|---|"]
+@dataclass
+class RunView:
+    """A finished (or running) run as `compare` reads it: its label, manifest, summary and records."""
+
+    label: str
+    manifest: RunManifest | None
+    summary: dict[str, Any]
+    records: list[dict[str, Any]] | None
+    """None when the folder has no trajectories.jsonl (a folder the trainer wrote)."""
+
+    @classmethod
+    def read(cls, folder: Path) -> RunView:
+        """Read a run folder; raises `RunFolderError` when it holds no summary with episodes or a damaged record."""
+        path = folder / SUMMARY
+        try:
+            summary = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise RunFolderError(f"{folder} has no {SUMMARY}: not the folder of an eval run") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise RunFolderError(f"cannot read {path}: {err}") from None
+        overall = summary.get("overall") if isinstance(summary, dict) else None
+        if not isinstance(overall, dict) or not overall.get("episodes"):
+            raise RunFolderError(f"{path} holds no episodes to compare")
+        manifest = read_manifest(folder)
+        records = read_records(folder) if (folder / TRAJECTORIES).exists() else None
+        return cls(run_label(folder, manifest), manifest, summary, records)
+
+
+@dataclass
+class Comparison:
+    """`compare`'s answer: the Markdown text and the warnings it holds (for stderr too)."""
+
+    text: str
+    warnings: list[str]
+
+
+def compare(a: RunView, b: RunView) -> Comparison:
+    """Run B minus run A as Markdown tables, columns named by run.
+
+    When the runs do not cover the same episodes (task sets, episodes per task) or were made
+    with other env settings, the text says so first; when both runs' records show different
+    episodes played, it also compares them over the (task, episode) pairs both played, which
+    is the like-for-like figure."""
+    warnings = _differences(a, b)
+    lines = [f"A = {a.label}", f"B = {b.label}", ""]
+    lines += [f"> warning: {w}" for w in warnings]
+    if warnings:
+        lines.append("")
+    common = _common(a, b)
+    lines.append("### All episodes of each run" if common is not None else "### All episodes")
+    lines.append(_compare_table(a.label, b.label, a.summary, b.summary))
+    if common is not None:
+        pairs, sa, sb = common
+        lines += ["", f"### The {_count(pairs, 'episode')} both runs played ({_count(sa['overall'].get('tasks', 0), 'task')}): "
+                  "like for like"]
+        lines.append(_compare_table(a.label, b.label, sa, sb) if pairs else "no episode in common: nothing to compare")
+    return Comparison("\n".join(lines), warnings)
+
+
+def _differences(a: RunView, b: RunView) -> list[str]:
+    """What makes the two runs' numbers not directly comparable."""
+    warnings = []
+    if a.manifest is None or b.manifest is None:
+        missing = " and ".join(v.label for v in (a, b) if v.manifest is None)
+        warnings.append(f"no run.json in {missing}: the task sets and settings cannot be checked")
+    else:
+        ma, mb = a.manifest, b.manifest
+        if ma.tasks_digest != mb.tasks_digest:
+            warnings.append(f"different task sets (A {_count(ma.tasks, 'task')}, B {_count(mb.tasks, 'task')}; "
+                            "the task digests differ)")
+        if ma.episodes_per_task != mb.episodes_per_task:
+            warnings.append(f"different episodes per task (A {ma.episodes_per_task}, B {mb.episodes_per_task}): "
+                            "pass^k for k above the smaller is only in one run")
+        if ma.env != mb.env:
+            changed = sorted(k for k in set(ma.env) | set(mb.env) if ma.env.get(k) != mb.env.get(k))
+            warnings.append("different env settings (" + ", ".join(
+                f"{k}: A {ma.env.get(k)!r}, B {mb.env.get(k)!r}" for k in changed[:10]) + ")")
+        if ma.seed != mb.seed:
+            warnings.append(f"different seeds (A {ma.seed}, B {mb.seed})")
+    if a.records is not None and b.records is not None:
+        ta, tb = {str(r["task_id"]) for r in a.records}, {str(r["task_id"]) for r in b.records}
+        if ta != tb:
+            warnings.append(f"different tasks played: {len(ta & tb)} in common, {len(ta - tb)} only in A, "
+                            f"{len(tb - ta)} only in B")
+        pa = {(str(r["task_id"]), r["episode"]) for r in a.records}
+        pb = {(str(r["task_id"]), r["episode"]) for r in b.records}
+        if ta == tb and pa != pb:
+            warnings.append(f"different episodes played: {len(pa & pb)} in common, {len(pa - pb)} only in A, "
+                            f"{len(pb - pa)} only in B")
+    return warnings
+
+
+def _common(a: RunView, b: RunView) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
+    """The episodes both runs played and each run's summary over them; None without records
+    or when the runs played the same episodes."""
+    if a.records is None or b.records is None:
+        return None
+    pa = {(str(r["task_id"]), r["episode"]) for r in a.records}
+    pb = {(str(r["task_id"]), r["episode"]) for r in b.records}
+    if pa == pb:
+        return None
+    both = pa & pb
+    if not both:
+        return 0, {"overall": {}}, {"overall": {}}
+
+    def over(records: list[dict[str, Any]]) -> dict[str, Any]:
+        return summarize_run([r for r in records if (str(r["task_id"]), r["episode"]) in both])
+
+    return len(both), over(a.records), over(b.records)
+
+
+def _compare_table(label_a: str, label_b: str, a: dict[str, Any], b: dict[str, Any]) -> str:
+    """B minus A, row by row: overall metrics, pass rates, pass^k, components, mean reward per server set."""
+    lines = [f"| metric | A: {_cell(label_a)} | B: {_cell(label_b)} | B - A |", "|---|---|---|---|"]
 
     def line(name: str, x: float | None, y: float | None) -> None:
         if x is None or y is None:
-            lines.append(f"| {name} | {x if x is not None else '-'} | {y if y is not None else '-'} | - |")
+            lines.append(f"| {name} | {'-' if x is None else f'{x:.3f}'} | {'-' if y is None else f'{y:.3f}'} | - |")
         else:
             lines.append(f"| {name} | {x:.3f} | {y:.3f} | {y - x:+.3f} |")
 
     oa, ob = a["overall"], b["overall"]
+    lines.append(f"| episodes | {oa['episodes']} | {ob['episodes']} | {ob['episodes'] - oa['episodes']:+d} |")
     line("mean reward", oa["mean_reward"], ob["mean_reward"])
-    for t in oa["pass_rate"]:
-        line(f"pass@{t}", oa["pass_rate"][t], ob["pass_rate"].get(t))
+    for t in sorted(set(oa["pass_rate"]) | set(ob["pass_rate"]), key=float):
+        line(f"pass@{t}", oa["pass_rate"].get(t), ob["pass_rate"].get(t))
+    ks = sorted({int(k) for k in pass_hat_ks(a)} | {int(k) for k in pass_hat_ks(b)})
+    for k in ks:
+        line(f"pass^{k}", oa["pass_hat_k"].get(str(k)), ob["pass_hat_k"].get(str(k)))
     line("finish rate", oa["finish_rate"], ob["finish_rate"])
     line("calls / episode", oa["calls_per_episode"], ob["calls_per_episode"])
     line("invalid-call rate", oa["invalid_call_rate"], ob["invalid_call_rate"])
     for name in sorted(set(oa["components"]) | set(ob["components"])):
-        line(f"component {name}", oa["components"].get(name), ob["components"].get(name))
+        line(f"component {_cell(name)}", oa["components"].get(name), ob["components"].get(name))
     for server in sorted(set(a["by_server"]) | set(b["by_server"])):
-        line(f"server {server}", a["by_server"].get(server, {}).get("mean_reward"), b["by_server"].get(server, {}).get("mean_reward"))
+        line(f"server {_cell(server)}", a["by_server"].get(server, {}).get("mean_reward"),
+             b["by_server"].get(server, {}).get("mean_reward"))
     return "\n".join(lines)
 
 
-__all__ = ["SUMMARY", "TRAJECTORIES", "EvalReport", "EpisodeRun", "compare", "evaluate", "markdown_table", "play", "write_summary"]
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _cell(text: str) -> str:
+    """Text made safe for one Markdown table cell."""
+    return " ".join(str(text).replace("|", "/").split())[:80]
+
+
+__all__ = [
+    "REPORT", "SUMMARY", "TRAJECTORIES", "Comparison", "EnvPool", "EvalReport", "EpisodeRun", "RunView", "compare", "evaluate",
+    "markdown_table", "play", "run_episodes", "write_report_from_folder", "write_summary",
+]

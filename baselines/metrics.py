@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
@@ -78,22 +79,55 @@ def summarize_run(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+SHOWN_KS = 10
+"""Tables show pass^k for every k up to this; beyond it, for powers of 2 and the largest k."""
+
+
+def pass_hat_ks(summary: dict[str, Any]) -> list[str]:
+    """The k of the pass^k a table shows, in order: every k from 1 to the most episodes of a
+    task, or with more than `SHOWN_KS` of them, 1 to `SHOWN_KS`, then powers of 2 and the last
+    (summary.json has them all)."""
+    ks = sorted(int(k) for k in summary["overall"].get("pass_hat_k", {}))
+    if len(ks) > SHOWN_KS:
+        ks = [k for k in ks if k <= SHOWN_KS or k & (k - 1) == 0 or k == ks[-1]]
+    return [str(k) for k in ks]
+
+
 def markdown_table(summary: dict[str, Any]) -> str:
-    """The run's headline metrics per server set, per difficulty and overall."""
+    """The run's headline metrics per server set, per difficulty and overall, with pass^k for every k."""
     if not summary["overall"].get("episodes"):
         return "no episodes"
-    header = "| group | episodes | mean reward | pass@1.0 | pass^1 | finish | calls/ep | invalid calls | coverage |"
-    lines = [header, "|---" * (header.count("|") - 1) + "|"]
+    ks = pass_hat_ks(summary)
+    columns = ["group", "episodes", "mean reward", "pass@1.0", *(f"pass^{k}" for k in ks), "finish", "calls/ep",
+               "invalid calls", "coverage"]
+    lines = ["| " + " | ".join(columns) + " |", "|---" * len(columns) + "|"]
 
     def row(name: str, s: dict[str, Any]) -> str:
         coverage = s["components"].get("coverage")
-        return (
-            f"| {name} | {s['episodes']} | {s['mean_reward']:.3f} | {s['pass_rate']['1.0']:.2f} | "
-            f"{(s['pass_hat_k'].get('1') or 0):.2f} | {s['finish_rate']:.2f} | {s['calls_per_episode']:.1f} | "
-            f"{s['invalid_call_rate']:.2f} | {'-' if coverage is None else f'{coverage:.2f}'} |"
-        )
+        hats = [s["pass_hat_k"].get(k) for k in ks]
+        cells = [
+            name, str(s["episodes"]), f"{s['mean_reward']:.3f}", f"{s['pass_rate']['1.0']:.2f}",
+            *("-" if h is None else f"{h:.2f}" for h in hats),
+            f"{s['finish_rate']:.2f}", f"{s['calls_per_episode']:.1f}", f"{s['invalid_call_rate']:.2f}",
+            "-" if coverage is None else f"{coverage:.2f}",
+        ]
+        return "| " + " | ".join(cells) + " |"
 
     lines += [row(f"server {k}", s) for k, s in summary["by_server"].items()]
     lines += [row(k, s) for k, s in summary["by_difficulty"].items()]
     lines.append(row("**overall**", summary["overall"]))
     return "\n".join(lines)
+
+
+def task_family(task_id: str, tags: Iterable[str] = ()) -> str:
+    """The family a task belongs to: a synthesized task's `family:` tag (or its id without the
+    `-00042` counter), `hand-written` for the others."""
+    for tag in tags:
+        if tag.startswith("family:") and len(tag) > len("family:"):
+            return tag.removeprefix("family:")
+    match = _SYNTH_ID.match(task_id)
+    return match.group(1) if match else HAND_WRITTEN
+
+
+HAND_WRITTEN = "hand-written"
+_SYNTH_ID = re.compile(r"^([a-z0-9_]+\.[a-z0-9_.-]+)-\d{5}$")

@@ -29,7 +29,8 @@ TRAJECTORIES = "trajectories.jsonl"
 SUMMARY = "summary.json"
 MANIFEST = "run.json"
 LOCK = "run.lock"
-RUN_FILES = (TRAJECTORIES, SUMMARY, "summary.md", "reward_by_server.png", "reward_by_difficulty.png", MANIFEST)
+REPORT = "report.html"
+RUN_FILES = (TRAJECTORIES, SUMMARY, "summary.md", "reward_by_server.png", "reward_by_difficulty.png", REPORT, MANIFEST)
 """What `overwrite` deletes: the files a run writes, nothing else in the folder."""
 
 Setting = str | int | float | bool | None
@@ -167,7 +168,7 @@ class RunFolder:
                     f"{self.path} holds episodes but no {MANIFEST}, so nothing says how they were made; "
                     "use another --out, or --overwrite to start over"
                 )
-            _write_atomic(manifest_path, self.manifest.model_dump_json(indent=2) + "\n")
+            write_atomic(manifest_path, self.manifest.model_dump_json(indent=2) + "\n")
             return
         try:
             recorded = RunManifest.model_validate_json(manifest_path.read_bytes())
@@ -208,11 +209,65 @@ class RunFolder:
                 seen.add((head.task_id, head.episode))
                 kept.append(record)
         if self.dropped_cut_line or self.dropped_errors or duplicates:
-            _write_atomic(path, "".join(json.dumps(r) + "\n" for r in kept))
+            write_atomic(path, "".join(json.dumps(r) + "\n" for r in kept))
         self.records = kept
 
 
-def _write_atomic(path: Path, text: str) -> None:
+LABEL_CHARS = 60
+"""A run's label (folder name and agent) is cut to this many characters."""
+
+
+def agent_name(agent: dict[str, Setting]) -> str:
+    """The agent of a manifest in a few words: the model and how it was reached, or the agent's kind."""
+    kind = str(agent.get("kind") or "agent")
+    if agent.get("model"):
+        return f"{agent['model']} via {kind}"
+    if agent.get("model_path"):
+        return f"{Path(str(agent['model_path'])).name or agent['model_path']} ({kind})"
+    return kind
+
+
+def run_label(folder: Path, manifest: RunManifest | None) -> str:
+    """`folder-name: agent`, as plots, reports and comparisons name a run."""
+    name = folder.resolve().name or str(folder)
+    label = f"{name}: {agent_name(manifest.agent)}" if manifest is not None else name
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 3] + "..."
+
+
+def read_manifest(folder: Path) -> RunManifest | None:
+    """The folder's manifest, or None when it has none or it is unreadable (a folder written by the trainer)."""
+    try:
+        return RunManifest.model_validate_json((folder / MANIFEST).read_bytes())
+    except (OSError, ValidationError):
+        return None
+
+
+def read_records(folder: Path) -> list[dict[str, Any]]:
+    """The folder's complete episode records, read without taking the lock (a running run's so far).
+
+    Raises `RunFolderError` naming a line that is not an episode record."""
+    path = folder / TRAJECTORIES
+    records: list[dict[str, Any]] = []
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return records
+    except OSError as err:
+        raise RunFolderError(f"cannot read {path}: {err.strerror}") from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith(b"\n"):
+                break
+            try:
+                record = json.loads(line)
+                RecordHead.model_validate(record)
+            except (ValueError, ValidationError):
+                raise RunFolderError(f"{path}:{number} is not an episode record") from None
+            records.append(record)
+    return records
+
+
+def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` so that a crash leaves either the old or the new file."""
     temporary = path.with_name(path.name + ".tmp")
     with temporary.open("w", encoding="utf-8") as handle:
@@ -238,6 +293,6 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 __all__ = [
-    "LOCK", "MANIFEST", "RUN_FILES", "SUMMARY", "TRAJECTORIES", "RecordHead", "RunFolder", "RunFolderError",
-    "RunManifest", "setting", "tasks_digest",
+    "LOCK", "MANIFEST", "REPORT", "RUN_FILES", "SUMMARY", "TRAJECTORIES", "RecordHead", "RunFolder", "RunFolderError",
+    "RunManifest", "agent_name", "read_manifest", "read_records", "run_label", "setting", "tasks_digest", "write_atomic",
 ]

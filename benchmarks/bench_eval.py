@@ -42,6 +42,7 @@ from mcpgym.rewards.ground_truth import GroundTruth, GroundTruths, TruthSource, 
 from mcpgym.tasks.execute import execute_task
 from mcpgym.tasks.loader import synthesized_tasks
 from mcpgym.tasks.model import Task
+from mcpgym.text_table import text_table
 
 GOAL_SCORE_MS, GOAL_EPISODES_PER_SECOND = 3.0, 100.0
 TOP_TOOLS = 10
@@ -234,13 +235,6 @@ def episode_parts(
     return {k: v / len(tasks) for k, v in parts.items()}, total / len(tasks), dict(watch.tools)
 
 
-def table(rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join(lines)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=200, help="fresh tasks measured per truth source")
@@ -265,7 +259,7 @@ def main() -> None:
             f"{1000 * ordered[int(0.95 * (len(ordered) - 1))]:.2f}",
             f"{base / statistics.mean(seconds):.1f}x",
         ])
-    print(table(rows))
+    print(text_table(rows))
     print(f"goal: recorded under {GOAL_SCORE_MS:.0f} ms\n")
 
     rates = evaluation_rates(tasks, warmup)
@@ -273,14 +267,14 @@ def main() -> None:
     rows = [["oracle evaluation, one core", "fresh tasks: episodes/s", "vs baseline", "played again: episodes/s"]]
     for name, (fresh, again) in rates.items():
         rows.append([name, f"{fresh:.1f}", f"{fresh / base_rate:.2f}x", f"{again:.1f}"])
-    print(table(rows))
+    print(text_table(rows))
     print(f"goal: recorded {GOAL_EPISODES_PER_SECOND:.0f}+ episodes/s on fresh tasks\n")
 
     parts, total, tools = episode_parts(tasks, warmup)
     rows = [["oracle episode, fresh task (recorded truth)", "ms/episode", "share"]]
     rows += [[name, f"{1000 * s:.2f}", f"{s / total:.0%}"] for name, s in sorted(parts.items(), key=lambda kv: -kv[1])]
     rows.append(["total", f"{1000 * total:.2f}", "100%"])
-    print(table(rows))
+    print(text_table(rows))
     print()
     rows = [["tools taking most of those episodes", "calls", "ms/call", "ms/episode", "share"]]
     for name, seconds in sorted(tools.items(), key=lambda kv: -sum(kv[1]))[:TOP_TOOLS]:
@@ -292,7 +286,7 @@ def main() -> None:
             f"{1000 * per_episode:.2f}",
             f"{per_episode / total:.0%}",
         ])
-    print(table(rows))
+    print(text_table(rows))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ One row per task, one column per field a trainer needs: the id, the servers to m
 world seed, the first user turn as the prompt, every turn as JSON, the whole task as JSON
 (what `Task.model_validate_json` reads back), the family, kind and split from the task's
 tags, and the difficulty. The split is the task's `split:` tag (tasks without one are
-training tasks).
+training tasks). A dataset card (`README.md`, Hub conventions) is written beside the splits.
 
 Usage: python -m mcpgym.synth.export TASKS.jsonl [...] --out DIR
 """
@@ -110,10 +110,14 @@ def to_dataset_dict(tasks: Sequence[Task]) -> DatasetDict:
 
 
 def export_tasks(tasks: Sequence[Task], out: Path) -> DatasetDict:
-    """Write `tasks` to `out` with `DatasetDict.save_to_disk` (read back with
-    `datasets.load_from_disk(out)`) and return the dataset."""
+    """Write `tasks` to `out` with `DatasetDict.save_to_disk` and a dataset card (`README.md`,
+    whose YAML `configs` name the splits' Arrow files), and return the dataset. Read back with
+    `datasets.load_from_disk(out)` or `datasets.load_dataset(out)`."""
+    from mcpgym.baselines.integrations.cards import write_dataset_card
+
     dataset = to_dataset_dict(tasks)
     dataset.save_to_disk(str(out))
+    write_dataset_card(Path(out), tasks, {split: len(dataset[split]) for split in SPLITS}, COLUMNS)
     return dataset
 
 

@@ -401,18 +401,6 @@ def _bucket(task: Task) -> str:
 
 
 def _progress(total: int, enabled: bool) -> Any:
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        enabled = False
-    if not enabled:
-        return _Silent()
-    return tqdm(total=total, desc="tasks", unit="task")
+    from mcpgym.progress import progress_bar
 
-
-class _Silent:
-    def update(self, n: int) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
+    return progress_bar(total, desc="tasks", unit="task", enabled=enabled)

@@ -88,6 +88,15 @@ class RolloutConfig(Section):
     """Tool results longer than this are cut (with a note) before the model reads them."""
     generation_batch_size: int = Field(64, gt=0)
     """Sequences generated together (transformers and static backends)."""
+    vllm_gpu_memory_utilization: float = Field(0.3, gt=0, lt=1)
+    """vllm backend: the share of GPU memory the engine takes (weights and KV cache); the
+    trainer keeps the rest (docs/training.md)."""
+    vllm_max_model_len: int | None = Field(None, gt=0)
+    """vllm backend: the longest sequence the engine holds (default: `max_total_tokens`)."""
+    env_workers: int = Field(0, ge=0, le=256)
+    """Processes (or Ray actors, `env_backend`) holding the rollout envs; 0 keeps them in the
+    trainer's process. Each round of turns is then stepped in all of them at once (docs/scale.md)."""
+    env_backend: Literal["processes", "ray"] = "processes"
 
 
 class ObjectiveConfig(Section):

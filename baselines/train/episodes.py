@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpgym.baselines.remote_envs import prepare_resets, prepare_steps
 from mcpgym.baselines.train.chat import ChatFormat, TokenSequence
 from mcpgym.baselines.train.generation import Generator, Sampling
 from mcpgym.envs.mcp_env import McpEnv
@@ -97,12 +98,18 @@ def play(
     """Play `tasks[i]` in `envs[i]` (group id `groups[i]`) until every episode ends."""
     if not (len(envs) == len(tasks) == len(groups)):
         raise ValueError("envs, tasks and groups must have the same length")
+    remote = any(hasattr(env, "step_async") for env in envs)  # envs in worker processes: send to all, then read
+    if remote:
+        prepare_resets(envs, seed, tasks)
     running = [
         start(env, task, group, chat, max_total_tokens, seed) for env, task, group in zip(envs, tasks, groups, strict=True)
     ]
     while active := [r for r in running if not r.done]:
         budgets = [max_total_tokens - len(r.episode.tokens) for r in active]
         generated = generator.generate([r.episode.tokens.ids for r in active], min(max_new_tokens, max(budgets)), sampling)
+        if remote:
+            fits = [(run.env, new) for run, new, budget in zip(active, generated, budgets, strict=True) if len(new) <= budget]
+            prepare_steps([env for env, _ in fits], [chat.action(chat.text_of(new)) for _, new in fits])
         for run, new, budget in zip(active, generated, budgets, strict=True):
             if len(new) > budget:  # the turn does not fit in the episode's context
                 run.episode.tokens.extend(new[:budget], sampled=True)

@@ -32,7 +32,9 @@ import numpy as np
 import torch
 
 from mcpgym.baselines.evaluate import TRAJECTORIES, write_summary
+from mcpgym.baselines.integrations.cards import write_model_card
 from mcpgym.baselines.metrics import THRESHOLDS, summarize
+from mcpgym.baselines.remote_envs import RemoteEnvs
 from mcpgym.baselines.train.chat import TokenSequence
 from mcpgym.baselines.train.config import TrainConfig
 from mcpgym.baselines.train.decoding import StaticDecoder
@@ -141,11 +143,18 @@ class GrpoTrainer:
         self.reference = ReferenceWeights(model) if config.objective.beta > 0 else None
         self.generator = self._generator()
         rollout = config.rollout
-        self.envs: list[McpEnv] = [
-            make_env(config.tasks.servers, tasks=self.train_tasks, reward=config.tasks.reward, **config.env_options())
-            for _ in range(rollout.tasks_per_step * rollout.group_size)
-        ]
+        env_kwargs = {"tasks": self.train_tasks, "reward": config.tasks.reward, **config.env_options()}
+        count = rollout.tasks_per_step * rollout.group_size
+        self.remote_envs = (
+            RemoteEnvs(config.tasks.servers, env_kwargs, count, rollout.env_workers, rollout.env_backend)
+            if rollout.env_workers else None
+        )
+        self.envs: list[McpEnv] = (
+            self.remote_envs.envs if self.remote_envs else [make_env(config.tasks.servers, **env_kwargs) for _ in range(count)]
+        )  # type: ignore[assignment]
         self.step = 0
+        self.last_eval: tuple[int, dict[str, Any]] | None = None
+        """The step and metrics of the latest held-out evaluation (for the model card)."""
         latest = self.out / CHECKPOINTS / LATEST
         if config.resume and latest.exists():
             self.load(self.out / CHECKPOINTS / latest.read_text().strip())
@@ -155,7 +164,10 @@ class GrpoTrainer:
     def _generator(self) -> Generator:
         tokenizer, rollout = self.policy.tokenizer, self.config.rollout
         if rollout.backend == "vllm":
-            return VllmGenerator(self.config.model.path, self.policy.chat.eos_id, seed=self.config.seed)
+            return VllmGenerator(
+                self.config.model.path, self.policy.chat.eos_id, gpu_memory_utilization=rollout.vllm_gpu_memory_utilization,
+                max_model_len=rollout.vllm_max_model_len or rollout.max_total_tokens, seed=self.config.seed,
+            )
         if rollout.backend == "static":
             return StaticDecoder(self.policy.model, self.policy.chat.eos_id, tokenizer.pad_token_id, rollout.generation_batch_size)
         return TransformersGenerator(
@@ -349,18 +361,21 @@ class GrpoTrainer:
             "time": time.perf_counter() - started,
         }
         self.log.write(self.step, "eval", metrics)
+        self.last_eval = (self.step, metrics)
         return summary
 
     # ------------------------------------------------------------------ checkpoints
 
     def save(self) -> Path:
-        """`out/checkpoints/step-N/`: the model (loadable by `from_pretrained`), and the
-        trainer state (trainable weights, optimizer, scheduler, reference, step)."""
+        """`out/checkpoints/step-N/`: the model (loadable by `from_pretrained`) with its model
+        card (`model/README.md`), and the trainer state (trainable weights, optimizer, scheduler, reference, step)."""
         root = self.out / CHECKPOINTS
         folder = root / f"step-{self.step:06d}"
         folder.mkdir(parents=True, exist_ok=True)
         self.policy.model.save_pretrained(folder / "model")
         self.policy.tokenizer.save_pretrained(folder / "model")
+        eval_step, eval_metrics = self.last_eval if self.last_eval is not None else (None, None)
+        write_model_card(folder / "model", self.config, self.step, eval_metrics, eval_step)
         torch.save(
             {
                 "step": self.step,
