@@ -6,22 +6,17 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from mcpgym import arguments
-from mcpgym.arguments import CliError, UsageError, bounded_float, bounded_int
+from mcpgym.arguments import CliError, Parser, UsageError, bounded_float, bounded_int
 from mcpgym.registration import env_ids
 from mcpgym.servers.catalog import load_server, server_names
 
 AGENTS = ("oracle", "noop", "random")
-
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line: what is wrong, and where help is."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+REWARDS = ("dense", "outcome-only", "process-only")
+REWARD_HELP = ("reward preset: dense (outcome first, process credit), outcome-only (the benchmark score) or "
+               "process-only; see docs/rewards.md (default dense)")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -39,10 +34,13 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    spec = load_server(args.server)
-    rows = [("tool", "kind", "description")]
-    for tool in spec.tools:
-        rows.append((tool.name, "write" if tool.writes else "read", tool.description.splitlines()[0]))
+    servers = arguments.server_list(args.servers)
+    several = len(servers) > 1
+    rows = [("server",) * several + ("tool", "kind", "description")]
+    for name in servers:
+        for tool in load_server(name).tools:
+            summary = (tool.description.splitlines() or [""])[0]
+            rows.append((name,) * several + (tool.name, "write" if tool.writes else "read", summary))
     _print_table(rows)
     return 0
 
@@ -54,7 +52,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from mcpgym.servers.kernel.http_app import HttpSettings
     from mcpgym.servers.kernel.mcp_server import run_stdio, serve_http
 
-    spec = load_server(args.server)
+    servers = arguments.server_list(args.servers)
+    if len(servers) > 1:
+        raise UsageError(f"serve takes one server, not {len(servers)}: give one name to --servers")
+    spec = load_server(servers[0])
     token = args.token or os.environ.get("MCPGYM_TOKEN") or None
     try:
         settings = HttpSettings(
@@ -89,6 +90,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_host(args: argparse.Namespace) -> int:
+    """Serve scored episodes until interrupted."""
+    from pydantic import ValidationError
+
+    from mcpgym.envs.mcp_host import HostSettings, serve_host
+    from mcpgym.servers.kernel.http_access import AccessPolicy, is_loopback
+
+    servers = arguments.server_list(args.servers) if args.servers else None
+    token = args.token or os.environ.get("MCPGYM_TOKEN") or None
+    try:
+        settings = HostSettings(
+            seed=args.seed, max_sessions=args.max_episodes, max_memory_mb=args.max_memory_mb,
+            idle_seconds=args.idle_seconds, max_result_chars=args.max_result_chars, max_calls=args.max_calls,
+            max_steps=args.max_steps, reward=args.reward, servers=servers,
+            access=AccessPolicy(bind_host=args.host, token=token, allowed_hosts=args.allowed_host,
+                                allowed_origins=args.allowed_origin),
+        )
+    except ValidationError as err:
+        raise UsageError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())) from None
+    tasks = [t for t in args.tasks.tasks if servers is None or set(t.servers) <= set(servers)]
+    if token is None and not is_loopback(args.host):
+        print(f"warning: serving on {args.host} without a token: anyone who can reach this address can start "
+              "episodes. Pass --token or set MCPGYM_TOKEN.", file=sys.stderr)
+    print(f"hosting episodes of {len(tasks)} tasks on http://{args.host}:{args.port}: POST /episodes for an MCP "
+          "endpoint /episodes/<id>/mcp, GET /episodes/<id>/result for its score", file=sys.stderr)
+    serve_host(settings, tasks, host=args.host, port=args.port)
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
@@ -98,8 +128,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     env = gym.make(args.env, render_mode="ansi").unwrapped
     tasks = [t for t in env.tasks if args.task in (None, t.id)]
     if not tasks:
-        print(f"no task {args.task!r} for {args.env}; tasks: {', '.join(t.id for t in env.tasks)}", file=sys.stderr)
-        return 2
+        env.close()
+        raise UsageError(f"no task {args.task[:80]!r} for {args.env}; tasks: {arguments.listing(t.id for t in env.tasks)}")
     agents = {"oracle": OracleAgent, "noop": NoOpAgent, "random": lambda: RandomAgent(args.seed)}
     total = 0.0
     for task in tasks:
@@ -124,7 +154,7 @@ def cmd_tasks_verify(args: argparse.Namespace) -> int:
     from mcpgym.tasks.execute import verify_task
     from mcpgym.tasks.loader import shipped_tasks
 
-    tasks = [t for source in args.files for t in source.tasks] if args.files else shipped_tasks()
+    tasks = [t for source in args.tasks for t in source.tasks] if args.tasks else shipped_tasks()
     failed = 0
     for task in tasks:
         problems = verify_task(task)
@@ -141,7 +171,7 @@ def cmd_tasks_complete(args: argparse.Namespace) -> int:
     from mcpgym.tasks.loader import save_tasks
 
     done = []
-    for task in args.source.tasks:
+    for task in args.tasks.tasks:
         try:
             completed = complete_task(task)
         except ValueError as err:
@@ -153,60 +183,38 @@ def cmd_tasks_complete(args: argparse.Namespace) -> int:
             return 1
         done.append(completed)
         print(f"ok   {task.id}: {len(completed.facts)} facts, {len(completed.expected_changes)} changes, {completed.difficulty}")
-    save_tasks(done, args.output)
-    print(f"wrote {len(done)} tasks to {args.output}")
+    save_tasks(done, args.out)
+    print(f"wrote {len(done)} tasks to {args.out}")
     return 0
 
 
-def make_agent_factory(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """A function from an episode seed to a fresh agent of the chosen kind."""
-    from mcpgym.baselines.agents import NoOpAgent, OracleAgent, RandomAgent
+def agent_spec(args: argparse.Namespace) -> Any:
+    """The `AgentSpec` of `mcpgym eval`'s arguments; `UsageError` naming what is missing."""
+    from pydantic import ValidationError
 
-    if args.agent in ("openai", "openai-text"):
-        if not args.base_url or not args.model:
-            raise UsageError(f"--agent {args.agent} needs --base-url and --model")
-        from mcpgym.baselines.chat_agent import ChatAgent
+    from mcpgym.baselines.agent_spec import REMOTE_KINDS, AgentSpec
 
-        mode = "tools" if args.agent == "openai" else "text"
-        first = ChatAgent(
-            base_url=args.base_url, model=args.model, api_key=args.api_key, mode=mode, temperature=args.temperature,
-            max_tokens=args.max_tokens, timeout=args.timeout, retries=args.retries, backoff=args.backoff,
-        )
-        return first.sibling
-    if args.agent == "policy":
-        if not args.model_path:
-            raise UsageError("--agent policy needs --model-path (a model folder or Hugging Face path)")
-        try:
-            from mcpgym.baselines.train.policy import PolicyAgent
-        except ImportError as err:
-            raise CliError(f"--agent policy needs the train extra ({err.name} is missing): pip install 'mcpgym[train]'") from None
-        try:
-            agent = PolicyAgent.from_pretrained(args.model_path, max_new_tokens=args.max_tokens)
-        except (OSError, ValueError) as err:  # transformers' errors for a folder or repo it cannot load
-            raise CliError(f"cannot load the model {args.model_path!r}: {arguments.one_line(str(err))}") from None
-        return lambda seed: agent
-    simple = {"oracle": lambda seed: OracleAgent(), "noop": lambda seed: NoOpAgent(), "random": RandomAgent}
-    return simple[args.agent]
-
-
-def agent_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """What identifies the agent of an eval run, for its manifest (never the API key)."""
-    if args.agent in ("openai", "openai-text"):
-        from mcpgym.baselines.chat_agent import public_url
-
-        return {"kind": args.agent, "model": args.model, "base_url": public_url(args.base_url),
-                "temperature": args.temperature, "max_tokens": args.max_tokens}
-    if args.agent == "policy":
-        local = Path(args.model_path)
-        return {"kind": "policy", "model_path": str(local.resolve()) if local.exists() else args.model_path,
-                "max_tokens": args.max_tokens}
-    return {"kind": args.agent}
+    if args.agent in REMOTE_KINDS:
+        if not args.model:
+            raise UsageError(f"--agent {args.agent} needs --model (the model name the endpoint serves)")
+        args.base_url = arguments.openai_url(args.base_url)
+        if args.base_url == arguments.OPENAI_URL and not args.api_key:
+            raise UsageError(f"--agent {args.agent} on {args.base_url} needs an API key: --api-key or $OPENAI_API_KEY "
+                             "(or --base-url for another endpoint)")
+    if args.agent == "policy" and not args.model_path:
+        raise UsageError("--agent policy needs --model-path (a model folder or Hugging Face path)")
+    try:
+        return AgentSpec.from_args(args)
+    except ValidationError as err:
+        raise UsageError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'agent'}: {e['msg']}" for e in err.errors())) from None
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from mcpgym.baselines.evaluate import evaluate
     from mcpgym.baselines.metrics import markdown_table
 
+    if args.agent == "command":
+        return cmd_eval_command(args)
     if args.api_key is None:
         args.api_key = os.environ.get("OPENAI_API_KEY")
     try:
@@ -215,19 +223,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
         import tqdm  # noqa: F401
     except ImportError as err:
         raise CliError(f"mcpgym eval needs the eval extra ({err.name} is missing): pip install 'mcpgym[eval]'") from None
+    from mcpgym.baselines.agent_spec import AgentBuildError
+    from mcpgym.baselines.parallel import WorkerError
+
     tasks = list(args.tasks.tasks)[: args.limit]
-    report = evaluate(
-        tasks,
-        make_agent_factory(args),
-        args.out,
-        episodes_per_task=args.episodes_per_task,
-        concurrency=args.concurrency,
-        seed=args.seed,
-        env_kwargs={"max_turns": args.max_turns, "max_calls": args.max_calls, "reward": args.reward},
-        progress=not args.quiet,
-        agent_settings=agent_settings(args),
-        overwrite=args.overwrite,
-    )
+    spec = agent_spec(args)
+    try:
+        report = evaluate(
+            tasks,
+            spec,
+            args.out,
+            episodes_per_task=args.episodes_per_task,
+            concurrency=args.concurrency,
+            seed=args.seed,
+            env_kwargs={"max_turns": args.max_turns, "max_calls": args.max_calls, "reward": args.reward},
+            progress=not args.quiet,
+            overwrite=args.overwrite,
+            workers=args.workers,
+            backend=args.backend,
+        )
+    except (AgentBuildError, WorkerError) as err:
+        raise CliError(str(err)) from None
     errors = sum(report.errors.values())
     if errors:
         common, count = report.errors.most_common(1)[0]
@@ -238,33 +254,87 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise CliError(f"no episode got an answer from the model{stopped}; the run in {args.out} keeps the errors")
     print(markdown_table(report.summary))
     overall = report.summary["overall"]
+    from mcpgym.baselines.metrics import pass_hat_ks
+
+    hats = ", ".join(f"pass^{k} {overall['pass_hat_k'][k]:.2f}" for k in pass_hat_ks(report.summary))
     print(
         f"\n{overall['episodes']} episodes ({report.ran} played now, {report.resumed} resumed), mean reward "
-        f"{overall['mean_reward']:.3f}, {overall['model_errors']} model errors; wrote {args.out}/trajectories.jsonl, "
-        "summary.json, summary.md, reward_by_server.png, reward_by_difficulty.png"
+        f"{overall['mean_reward']:.3f}, {hats}, {overall['model_errors']} model errors; wrote {args.out}/trajectories.jsonl, "
+        "summary.json, summary.md, reward_by_server.png, reward_by_difficulty.png, report.html"
     )
     return 0
 
 
+def cmd_eval_command(args: argparse.Namespace) -> int:
+    """`mcpgym eval --agent command`: score an agent command that works through MCP."""
+    from pydantic import ValidationError
+
+    from mcpgym.baselines.external_agent import CommandTemplate, ExternalAgentError, evaluate_external
+    from mcpgym.baselines.metrics import markdown_table
+    from mcpgym.envs.mcp_host import HostSettings
+
+    if not args.agent_command:
+        raise UsageError("--agent command needs --agent-command TEMPLATE, e.g. 'my-agent --mcp {mcp_url} --prompt {request}'")
+    if args.workers != 1:
+        raise UsageError("--agent command runs its commands --concurrency at a time; --workers is for the other agents")
+    try:
+        CommandTemplate(text=args.agent_command).fields()
+        settings = HostSettings(max_calls=args.max_calls, max_steps=args.max_steps, reward=args.reward,
+                                max_sessions=args.concurrency + 1)
+    except ValidationError as err:
+        raise UsageError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())) from None
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    tasks = list(args.tasks.tasks)[: args.limit]
+    try:
+        report = evaluate_external(
+            tasks, args.agent_command, args.out, episodes_per_task=args.episodes_per_task,
+            concurrency=args.concurrency, seed=args.seed, timeout=args.agent_timeout, settings=settings,
+            progress=not args.quiet, overwrite=args.overwrite,
+        )
+    except ExternalAgentError as err:
+        raise CliError(f"the episode host refused a request: {err}") from None
+    if report.ran and not report.answered:
+        stopped = " (stopped early)" if report.stopped_early else ""
+        common = report.errors.most_common(1)[0][0] if report.errors else "unknown"
+        raise CliError(f"every run of the agent command failed{stopped} ({common}); the run in {args.out} keeps the errors")
+    print(markdown_table(report.summary))
+    overall = report.summary["overall"]
+    print(f"\n{overall['episodes']} episodes ({report.ran} played now, {report.resumed} resumed), mean reward "
+          f"{overall['mean_reward']:.3f}, {overall['model_errors']} agent errors; wrote {args.out}")
+    return 0
+
+
 def cmd_eval_compare(args: argparse.Namespace) -> int:
-    import json
     from pathlib import Path
 
-    from mcpgym.baselines.evaluate import SUMMARY, compare
+    from mcpgym.baselines.evaluate import SUMMARY, RunView, compare
 
-    def read(folder: str) -> dict[str, Any]:
-        path = Path(folder) / SUMMARY
-        try:
-            summary = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UsageError(f"{folder} has no {SUMMARY}: not the folder of an eval run") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise CliError(f"cannot read {path}: {err}") from None
-        if not isinstance(summary, dict) or not isinstance(summary.get("overall"), dict) or not summary["overall"].get("episodes"):
-            raise CliError(f"{path} holds no episodes to compare")
-        return summary
+    for folder in (args.a, args.b):
+        if not (Path(folder) / SUMMARY).is_file():
+            raise UsageError(f"{folder} has no {SUMMARY}: not the folder of an eval run")
+    runs = [RunView.read(Path(folder)) for folder in (args.a, args.b)]
+    try:
+        comparison = compare(*runs)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise CliError(
+            f"a summary.json of {args.a} or {args.b} is not one mcpgym eval wrote ({type(err).__name__}: {err})"
+        ) from None
+    for warning in comparison.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(comparison.text)
+    return 0
 
-    print(compare(read(args.a), read(args.b)))
+
+def cmd_eval_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from mcpgym.baselines.evaluate import TRAJECTORIES, write_report_from_folder
+
+    folder = Path(args.run)
+    if not (folder / TRAJECTORIES).is_file():
+        raise UsageError(f"{args.run} has no {TRAJECTORIES}: not the folder of an eval run")
+    print(f"wrote {write_report_from_folder(folder)}")
     return 0
 
 
@@ -274,10 +344,7 @@ def cmd_synth_graph(args: argparse.Namespace) -> int:
     from mcpgym.synth.draw import write_graph
     from mcpgym.synth.graph import build_graph
 
-    servers = [s.strip() for s in args.servers.split(",") if s.strip()] if args.servers else server_names()
-    unknown = set(servers) - set(server_names())
-    if unknown:
-        raise UsageError(f"unknown servers {sorted(unknown)}; servers: {', '.join(server_names())}")
+    servers = arguments.server_list(args.servers, default=server_names())
     graph = build_graph(servers)
     paths = write_graph(graph, Path(args.out))
     cross = sum(1 for *_, d in graph.edges(data=True) if d["cross"])
@@ -294,19 +361,22 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from mcpgym.synth.generate import synthesize
     from mcpgym.tasks.loader import save_tasks
 
-    servers = [s.strip() for s in args.servers.split(",") if s.strip()]
-    unknown = set(servers) - set(server_names())
-    if unknown or not servers:
-        raise UsageError(f"unknown servers {sorted(unknown) or args.servers!r}; servers: {', '.join(server_names())}")
+    servers = arguments.server_list(args.servers)
     if args.hf_out and importlib.util.find_spec("datasets") is None:
         raise CliError("--hf-out needs the optional extra: pip install 'mcpgym[hf]'")
     if args.llm_base_url and not args.llm_model:
         raise UsageError("--llm-base-url needs --llm-model")
     from mcpgym.synth.families import families_for
 
-    families = [f for f in families_for(servers) if f.name.startswith(args.families or "")]
+    available = families_for(servers)
+    families = [f for f in available if f.name.startswith(args.families or "")]
     if not families:
-        raise UsageError(f"no task family for servers {servers} named {args.families or '*'}*")
+        names = [f.name for f in available]
+        prefixes = sorted({name.split(".")[0] + "." for name in names})
+        raise UsageError(
+            f"no task family of {','.join(servers)} starts with {(args.families or '')[:80]!r}; prefixes: {', '.join(prefixes)}; "
+            f"families: {arguments.listing(names)}"
+        )
     start = time.perf_counter()
     try:
         tasks, report = synthesize(
@@ -336,88 +406,207 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 def _print_table(rows: Sequence[Sequence[str]]) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for n, row in enumerate(rows):
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-        if n == 0:
-            print("  ".join("-" * width for width in widths))
+    from mcpgym.text_table import text_table
+
+    print(text_table(rows))
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `mcpgym` parser and its subcommands (`mcpgym synth` and `mcpgym eval compare` have parsers of their own)."""
     parser = Parser(
-        prog="mcpgym", description="Stateful MCP tool servers as Gymnasium environments for tool-calling agents."
+        prog="mcpgym",
+        description="Stateful MCP tool servers as Gymnasium environments for tool-calling agents.",
+        epilog="The same words everywhere: --servers LIST picks servers, --tasks SET_OR_FILE picks tasks, --env ID "
+        "an env id, --out where results go, --quiet prints only the results. Reference: docs/cli.md.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_list, _add_tools, _add_serve, _add_host, _add_run, _add_eval, _add_synth):
+        add(sub)
+    from mcpgym.baselines.train.commands import add_parsers
 
+    add_parsers(sub)
+    _add_tasks(sub)
+    _name_subcommands(parser)
+    return parser
+
+
+def _name_subcommands(parser: argparse.ArgumentParser) -> None:
+    """Spell out each subcommand list in usage errors too ("required: {list,tools,...}", not "command")."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            action.metavar = "{" + ",".join(action.choices) + "}"
+            for child in action.choices.values():
+                _name_subcommands(child)
+
+
+def _add_list(sub: Any) -> None:
     p = sub.add_parser("list", help="servers, their env ids and tool counts")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("tools", help="a server's tools with one-line descriptions")
-    p.add_argument("server", choices=server_names())
+
+def _add_tools(sub: Any) -> None:
+    p = sub.add_parser("tools", help="servers' tools with one-line descriptions")
+    arguments.add_servers(p, "servers whose tools to list")
+    p.positionals_as("--servers", "SERVER")
     p.set_defaults(func=cmd_tools)
 
-    p = sub.add_parser("serve", help="serve one server over MCP (stdio or streamable HTTP)")
-    p.add_argument("server", choices=server_names())
-    p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+
+def _add_serve(sub: Any) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="serve a server over MCP (stdio or streamable HTTP)",
+        description="Serve a server's tools over MCP: over stdio for an MCP host that starts the process, or over "
+        "streamable HTTP, where POST /sessions makes a session with a world of its own.",
+    )
+    arguments.add_servers(p, "the server to serve", one=True)
+    p.positionals_as("--servers", "SERVER")
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio",
+                   help="stdio: one session over stdin/stdout; http: streamable HTTP, a world per session (default stdio)")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    p.add_argument("--port", type=bounded_int(0, 65_535), default=8000, help="HTTP port (default 8000)")
-    p.add_argument("--seed", type=int, default=0, help="world seed: same seed, same world (default 0)")
-    p.add_argument("--max-sessions", type=int, default=512, help="HTTP sessions kept at once (default 512)")
-    p.add_argument("--max-memory-mb", type=float, default=2048.0, help="memory the HTTP sessions' worlds may hold (default 2048)")
-    p.add_argument("--idle-seconds", type=float, default=1800.0, help="close an HTTP session idle this long (default 1800)")
-    p.add_argument("--max-result-chars", type=int, default=65_536, help="cut longer tool results, with a note (default 65536)")
-    p.add_argument("--workers", type=bounded_int(1, 64), default=1, help="HTTP worker processes, 1 to 64; each session lives in one (default 1)")
-    p.add_argument("--token", default=None, help="bearer token every HTTP request must carry (default: $MCPGYM_TOKEN, else none)")
-    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME", help="host name accepted in Host besides localhost and the bound address (repeatable)")
-    p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN", help="browser Origin accepted besides loopback ones, e.g. https://app.example (repeatable)")
+    p.add_argument("--port", type=bounded_int(0, 65_535), default=8000, metavar="N", help="HTTP port, 0 to 65535 (default 8000)")
+    arguments.add_seed(p, "world seed: same seed, same world")
+    p.add_argument("--max-sessions", type=int, default=512, metavar="N",
+                   help="HTTP sessions kept at once, 1 to 1000000 (default 512)")
+    _add_http_limits(p, "HTTP session")
+    p.add_argument("--workers", type=bounded_int(1, 64), default=1, metavar="N",
+                   help="HTTP worker processes, 1 to 64; each session lives in one (default 1)")
+    _add_http_access(p)
     p.set_defaults(func=cmd_serve)
 
+
+def _add_http_limits(p: argparse.ArgumentParser, item: str) -> None:
+    """The memory, idle and result-size limits of an HTTP server whose clients hold `item`s."""
+    p.add_argument("--max-memory-mb", type=float, default=2048.0, metavar="MB",
+                   help=f"memory the {item}s' worlds may hold, above 0 up to 1073741824 (default 2048)")
+    p.add_argument("--idle-seconds", type=float, default=1800.0, metavar="SECONDS",
+                   help=f"close an {item} idle this long, above 0 up to 2592000 (default 1800)")
+    p.add_argument("--max-result-chars", type=int, default=65_536, metavar="N",
+                   help="cut longer tool results, with a note; 256 to 67108864 (default 65536)")
+
+
+def _add_http_access(p: argparse.ArgumentParser) -> None:
+    """Who may reach an HTTP server: the bearer token, the Host and Origin allowed."""
+    p.add_argument("--token", default=None, metavar="TOKEN",
+                   help="bearer token every HTTP request must carry, 16 to 4096 characters (default: $MCPGYM_TOKEN, else none)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="host name accepted in Host besides localhost and the bound address (default: none; repeatable)")
+    p.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN",
+                   help="browser Origin accepted besides loopback ones, e.g. https://app.example (default: none; repeatable)")
+
+
+def _add_host(sub: Any) -> None:
+    p = sub.add_parser(
+        "host",
+        help="serve scored episodes over MCP: one MCP endpoint per episode over its task's servers, and its result",
+        description="Serve episodes over streamable HTTP for agents that speak MCP: POST /episodes starts one (a task "
+        "id, a task, or --servers for a free session) with a world of its own, mounted at /episodes/<id>/mcp with every "
+        "server the task needs; GET /episodes/<id>/result scores it as the env does. See docs/mcp-agents.md.",
+    )
+    arguments.add_tasks(p, "the tasks POST /episodes may name by id", default="shipped")
+    arguments.add_servers(p, "the servers episodes may mount", default="all")
+    p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=bounded_int(0, 65_535), default=8000, metavar="N", help="port, 0 to 65535 (default 8000)")
+    arguments.add_seed(p, "world seed of free sessions (a task's episode uses the task's seed)")
+    p.add_argument("--max-episodes", type=bounded_int(1, 1_000_000), default=512, metavar="N",
+                   help="live episodes at once, 1 to 1000000 (default 512)")
+    _add_http_limits(p, "episode")
+    p.add_argument("--max-calls", type=bounded_int(1, 10_000), default=48, metavar="N",
+                   help="tool calls per episode, 1 to 10000 (default 48)")
+    p.add_argument("--max-steps", type=bounded_int(1, 100_000), default=128, metavar="N",
+                   help="MCP tool calls per episode, finish included, 1 to 100000 (default 128)")
+    p.add_argument("--reward", choices=REWARDS, default="dense", help=REWARD_HELP)
+    _add_http_access(p)
+    p.set_defaults(func=cmd_host)
+
+
+def _add_run(sub: Any) -> None:
     p = sub.add_parser("run", help="run an agent through an env's tasks and print what happened and the reward")
-    p.add_argument("--env", type=arguments.env_id, default="mcp/zendesk-v0", help="env id (default mcp/zendesk-v0; see mcpgym list)")
-    p.add_argument("--task", default=None, help="one task id (default: every task of the env)")
-    p.add_argument("--agent", choices=AGENTS, default="oracle", help="agent to run (default oracle)")
-    p.add_argument("--seed", type=arguments.seed, default=0, help="seed for reset and the random agent, 0 to 2^32-1 (default 0)")
-    p.add_argument("--quiet", action="store_true", help="print only the per-task summary lines")
+    p.add_argument("--env", type=arguments.env_id, default="mcp/zendesk-v0", metavar="ID",
+                   help="env id: mcp/<server>-v0 or a multi-server id (default mcp/zendesk-v0; see mcpgym list)")
+    p.add_argument("--task", default=None, metavar="ID", help="one task id of the env (default: every task of the env)")
+    p.add_argument("--agent", choices=AGENTS, default="oracle",
+                   help="oracle: plays the ground truth; noop: answers at once, calls nothing; random: random valid-looking "
+                   "calls (default oracle)")
+    arguments.add_seed(p, "seed for reset and the random agent")
+    arguments.add_quiet(p)
     p.set_defaults(func=cmd_run)
 
+
+def _add_eval(sub: Any) -> None:
     p = sub.add_parser(
         "eval",
         help="score an agent on a task set (`mcpgym eval compare A B` compares two runs)",
         description="Run an agent over a task set in parallel, resumably, and write trajectories.jsonl, "
-        "summary.json, summary.md and reward plots to --out. A rerun with the same --out and settings resumes: it "
-        "skips finished episodes and plays again those that ended in a model error.",
+        "summary.json, summary.md, reward plots and report.html to --out. A rerun with the same --out and settings "
+        "resumes: it skips finished episodes and plays again those that ended in a model error. `mcpgym eval compare "
+        "A B` compares two runs; `mcpgym eval report DIR` rewrites a run's report.html.",
     )
-    p.add_argument("--tasks", type=arguments.task_source, default="shipped", metavar="SET_OR_FILE",
-                   help="JSONL task file, or shipped / a server name / a shipped set (default shipped)")
-    p.add_argument("--agent", choices=(*AGENTS, "openai", "openai-text", "policy"), default="oracle",
-                   help="openai: Chat Completions with tools; openai-text: tool calls as <tool_call> text; "
-                   "policy: a local model folder (--model-path), e.g. a training checkpoint, greedy")
-    p.add_argument("--model-path", type=arguments.model_path, default=None,
-                   help="model folder (with config.json) or Hugging Face repo id, for --agent policy")
-    p.add_argument("--base-url", type=arguments.http_url, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    p.add_argument("--model", help="model name sent to the endpoint")
-    p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY)")
-    p.add_argument("--temperature", type=bounded_float(0, 2), default=0.0, help="0 to 2 (default 0)")
-    p.add_argument("--max-tokens", type=bounded_int(1, 1_000_000), default=1024, help="per model reply, 1 to 1000000 (default 1024)")
-    p.add_argument("--timeout", type=bounded_float(0, 3600, low_open=True), default=60.0,
-                   help="seconds per model call, above 0 up to 3600 (default 60)")
-    p.add_argument("--retries", type=bounded_int(0, 20), default=3, help="retries of a failed model call, with backoff, 0 to 20 (default 3)")
-    p.add_argument("--backoff", type=bounded_float(0, 600), default=1.0, help="first backoff in seconds, doubled per retry, 0 to 600 (default 1)")
-    p.add_argument("--episodes-per-task", type=bounded_int(1, 1000), default=1, help="k for pass^k, 1 to 1000 (default 1)")
-    p.add_argument("--concurrency", type=bounded_int(1, 256), default=4,
-                   help="episodes in flight when the agent calls a remote model, 1 to 256 (default 4)")
-    p.add_argument("--seed", type=arguments.seed, default=0, help="episode e uses seed + e; 0 to 2^32-1 (default 0)")
-    p.add_argument("--max-turns", type=bounded_int(1, 1000), default=24, help="assistant turns per episode, 1 to 1000 (default 24)")
-    p.add_argument("--max-calls", type=bounded_int(1, 10_000), default=48, help="tool calls per episode, 1 to 10000 (default 48)")
-    p.add_argument("--reward", choices=("dense", "outcome-only", "process-only"), default="dense")
-    p.add_argument("--limit", type=arguments.positive_int, default=None, help="only the first N tasks (N at least 1)")
-    p.add_argument("--out", type=arguments.output_folder, required=True,
-                   help="output folder, new or from a run with the same settings (its parent folder must exist)")
-    p.add_argument("--overwrite", action="store_true", help="delete the run files in --out first and start over")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    work = p.add_argument_group("tasks")
+    arguments.add_tasks(work, "the tasks to play", default="shipped")
+    work.add_argument("--limit", type=arguments.positive_int, default=None, metavar="N",
+                      help="only the first N tasks, 1 to 2^31-1 (default: all)")
+    work.add_argument("--episodes-per-task", type=bounded_int(1, 1000), default=1, metavar="K",
+                      help="k for pass^k, 1 to 1000 (default 1)")
+    arguments.add_seed(work, "episode e uses seed + e")
+    agent = p.add_argument_group("agent")
+    agent.add_argument("--agent", choices=(*AGENTS, "openai", "openai-text", "policy", "command"), default="oracle",
+                       help="oracle, noop, random: reference agents; openai: Chat Completions with tools; openai-text: "
+                       "tool calls as <tool_call> text; policy: a local model (--model-path), e.g. a training checkpoint, "
+                       "greedy; command: an agent program that works through MCP (--agent-command; docs/mcp-agents.md) "
+                       "(default oracle)")
+    agent.add_argument("--agent-command", default=None, metavar="TEMPLATE",
+                       help="for --agent command: a shell command run per user request, with {mcp_url}, {request}, "
+                       "{episode_id}, {task_id}, {turn} and {instructions} filled in, shell-quoted, e.g. "
+                       "'my-agent --mcp {mcp_url} --prompt {request}' (default: none)")
+    agent.add_argument("--agent-timeout", type=bounded_float(0, 86_400, low_open=True), default=600.0, metavar="SECONDS",
+                       help="seconds per run of --agent-command, above 0 up to 86400 (default 600)")
+    agent.add_argument("--strict-tools", action="store_true",
+                       help="--agent openai: send the tool schemas in OpenAI's strict form (every parameter required, "
+                       "null for not given)")
+    agent.add_argument("--model-path", type=arguments.model_path, default=None, metavar="PATH",
+                       help="model folder (with config.json) or Hugging Face repo id, for --agent policy (default: none)")
+    agent.add_argument("--base-url", type=arguments.http_url, default=None, metavar="URL",
+                       help=f"OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else "
+                       f"{arguments.OPENAI_URL})")
+    agent.add_argument("--model", default=None, metavar="NAME",
+                       help="model name sent to the endpoint; needed by the openai agents (default: none)")
+    agent.add_argument("--api-key", default=None, metavar="KEY", help="API key (default: $OPENAI_API_KEY)")
+    agent.add_argument("--temperature", type=bounded_float(0, 2), default=0.0, metavar="T",
+                       help="sampling temperature, 0 to 2 (default 0)")
+    agent.add_argument("--max-tokens", type=bounded_int(1, 1_000_000), default=1024, metavar="N",
+                       help="per model reply, 1 to 1000000 (default 1024)")
+    agent.add_argument("--timeout", type=bounded_float(0, 3600, low_open=True), default=60.0, metavar="SECONDS",
+                       help="seconds per model call, above 0 up to 3600 (default 60)")
+    agent.add_argument("--retries", type=bounded_int(0, 20), default=3, metavar="N",
+                       help="retries of a failed model call, with backoff, 0 to 20 (default 3)")
+    agent.add_argument("--backoff", type=bounded_float(0, 600), default=1.0, metavar="SECONDS",
+                       help="first backoff in seconds, doubled per retry, 0 to 600 (default 1)")
+    agent.add_argument("--concurrency", type=bounded_int(1, 256), default=4, metavar="N",
+                       help="episodes in flight when the agent calls a remote model, 1 to 256 (default 4)")
+    episode = p.add_argument_group("episodes")
+    episode.add_argument("--max-turns", type=bounded_int(1, 1000), default=24, metavar="N",
+                         help="assistant turns per episode, 1 to 1000 (default 24)")
+    episode.add_argument("--max-calls", type=bounded_int(1, 10_000), default=48, metavar="N",
+                         help="tool calls per episode, 1 to 10000 (default 48)")
+    episode.add_argument("--max-steps", type=bounded_int(1, 100_000), default=128, metavar="N",
+                         help="for --agent command: MCP tool calls per episode, finish included, 1 to 100000 (default 128)")
+    episode.add_argument("--reward", choices=REWARDS, default="dense", help=REWARD_HELP)
+    episode.add_argument("--workers", type=bounded_int(1, 256), default=1, metavar="N",
+                         help="processes (or Ray actors) playing episodes at once, 1 to 256; see docs/scale.md (default 1)")
+    episode.add_argument("--backend", choices=("processes", "ray"), default="processes",
+                         help="where --workers run: local processes, or Ray actors (extra mcpgym[ray]; a cluster "
+                         "through $RAY_ADDRESS) (default processes)")
+    output = p.add_argument_group("output")
+    output.add_argument("--out", type=arguments.output_folder, required=True, metavar="DIR",
+                        help="output folder, new or from a run with the same settings (its parent folder must exist)")
+    output.add_argument("--overwrite", action="store_true", help="delete the run files in --out first and start over")
+    arguments.add_quiet(output)
     p.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser("synth", help="synthesize tasks (`mcpgym synth --servers ... --n N --out F`) or write the graph")
+
+def _add_synth(sub: Any) -> None:
+    """`mcpgym synth graph` (`mcpgym synth` itself is parsed by `synth_parser`)."""
+    p = sub.add_parser("synth", help="synthesize tasks (`mcpgym synth --servers LIST --out FILE`) or write the graph")
     synth_sub = p.add_subparsers(dest="synth_command", required=True)
     g = synth_sub.add_parser(
         "graph",
@@ -425,18 +614,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="An edge A -> B where a field of A's result can fill a parameter of B (same entity; "
         "people link servers by email).",
     )
-    g.add_argument("--servers", default=None, help="comma-separated servers (default: all)")
-    g.add_argument("--out", type=arguments.output_folder, default="graph", help="output folder (default ./graph)")
+    arguments.add_servers(g, "servers whose tools to link", default="all")
+    g.add_argument("--out", type=arguments.output_folder, default="graph", metavar="DIR",
+                   help="output folder (default ./graph)")
     g.set_defaults(func=cmd_synth_graph)
 
-    from mcpgym.baselines.train.commands import add_parsers
 
-    add_parsers(sub)
-
-    p = sub.add_parser("tasks", help="task sets")
+def _add_tasks(sub: Any) -> None:
+    p = sub.add_parser("tasks", help="check and complete task files")
     tasks_sub = p.add_subparsers(dest="tasks_command", required=True)
     v = tasks_sub.add_parser("verify", help="execute each task's ground truth and check every recorded value")
-    v.add_argument("files", nargs="*", type=arguments.task_file, help="JSONL files (default: the shipped tasks)")
+    arguments.add_tasks(v, "the tasks to verify", absent="shipped", repeatable=True)
+    v.positionals_as("--tasks", "FILE")
     v.set_defaults(func=cmd_tasks_verify)
     c = tasks_sub.add_parser(
         "complete",
@@ -444,17 +633,29 @@ def build_parser() -> argparse.ArgumentParser:
         description="Execute each task's ground truth on a fresh world and record what it yields: fact "
         "values, the row changes (hand-picked `fields` of a listed change are kept) and the difficulty.",
     )
-    c.add_argument("source", type=arguments.task_file, help="JSONL of tasks whose values may be null")
-    c.add_argument("-o", "--output", type=arguments.output_file, required=True, help="where to write the completed JSONL")
+    arguments.add_tasks(c, "the tasks to complete, whose values may be null")
+    c.positionals_as("--tasks", "FILE")
+    c.add_argument("--out", type=arguments.output_file, required=True, metavar="FILE",
+                   help="JSONL file to write the completed tasks to (its folder must exist)")
+    c.rename("-o", "--out")
+    c.rename("--output", "--out")
     c.set_defaults(func=cmd_tasks_complete)
-    return parser
 
 
 def compare_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="mcpgym eval compare", description="Print run B minus run A.")
+    parser = Parser(prog="mcpgym eval compare", description="Print run B minus run A, columns named by run; warns when "
+                    "the runs cover other tasks, episodes or settings, and then also compares the episodes both played.")
     parser.add_argument("a", help="output folder of run A")
     parser.add_argument("b", help="output folder of run B")
     parser.set_defaults(func=cmd_eval_compare)
+    return parser
+
+
+def report_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="mcpgym eval report", description="(Re)write report.html in an eval run's folder from its "
+                    "trajectories.jsonl and run.json (a running run's episodes so far).")
+    parser.add_argument("run", help="output folder of the run")
+    parser.set_defaults(func=cmd_eval_report)
     return parser
 
 
@@ -464,29 +665,68 @@ def synth_parser() -> argparse.ArgumentParser:
         description="Synthesize validated tasks from the seeded worlds (`mcpgym synth graph` writes the "
         "tool dependency graph). Same arguments, same file, byte for byte.",
     )
-    parser.add_argument("--servers", required=True, help="comma-separated servers, e.g. zendesk")
-    parser.add_argument("--n", type=bounded_int(1, 1_000_000), default=100, help="tasks to write, 1 to 1000000 (default 100)")
-    parser.add_argument("--seed", type=arguments.seed, default=0, help="sampling seed (default 0)")
-    parser.add_argument("--world-seed", type=arguments.seed, default=0, help="seed of the first world the tasks run in (default 0); "
-                        "large sets move on to the next seeds once a kind of task has nothing new left")
-    parser.add_argument("--families", default=None, help="only families whose name starts with this, e.g. cross. or zendesk.")
-    parser.add_argument("--workers", type=bounded_int(1, 256), default=min(os.cpu_count() or 1, 256),
-                        help="drafting and validation processes (default: one per core); the output does not depend on it")
-    parser.add_argument("--out", type=arguments.output_file, required=True, help="JSONL file to write (its folder must exist)")
-    parser.add_argument("--llm-base-url", default=None, help="paraphrase user turns through this OpenAI-compatible endpoint (off by default)")
-    parser.add_argument("--llm-model", default=None, help="model for --llm-base-url")
-    parser.add_argument("--llm-api-key", default=None, help="API key for --llm-base-url")
+    arguments.add_servers(parser, "servers the tasks use")
+    parser.add_argument("--n", type=bounded_int(1, 1_000_000), default=100, metavar="N",
+                        help="tasks to write, 1 to 1000000 (default 100)")
+    arguments.add_seed(parser, "sampling seed")
+    arguments.add_seed(parser, "seed of the first world the tasks run in (large sets move on to the next seeds once a "
+                       "kind of task has nothing new left)", flag="--world-seed")
+    parser.add_argument("--families", default=None, metavar="PREFIX",
+                        help="only families whose name starts with this, e.g. cross. or zendesk. (default: all)")
+    parser.add_argument("--workers", type=bounded_int(1, 256), default=min(os.cpu_count() or 1, 256), metavar="N",
+                        help="drafting and validation processes, 1 to 256 (default: one per core); the output does not "
+                        "depend on it")
+    parser.add_argument("--out", type=arguments.output_file, required=True, metavar="FILE",
+                        help="JSONL file to write (its folder must exist)")
+    parser.add_argument("--llm-base-url", type=arguments.http_url, default=None, metavar="URL",
+                        help="paraphrase user turns through this OpenAI-compatible endpoint (default: none, no paraphrase)")
+    parser.add_argument("--llm-model", default=None, metavar="NAME", help="model for --llm-base-url (default: none)")
+    parser.add_argument("--llm-api-key", default=None, metavar="KEY", help="API key for --llm-base-url (default: none)")
     parser.add_argument("--hf-out", type=arguments.output_folder, default=None, metavar="DIR",
-                        help="also write the tasks as a Hugging Face DatasetDict (train/test) to DIR (extra mcpgym[hf])")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+                        help="also write the tasks as a Hugging Face DatasetDict (train/test) to DIR (extra mcpgym[hf]; "
+                        "default: none)")
+    arguments.add_quiet(parser)
     parser.set_defaults(func=cmd_synth)
     return parser
+
+
+REFERENCE_INTRO = """\
+# Command line reference
+
+This page is written by `mcpgym.cli.help_markdown()` from the parsers themselves; regenerate it with
+`python -c "from mcpgym.cli import help_markdown; print(help_markdown(), end='')" > docs/cli.md`
+(tests/test_cli.py fails when it is out of date).
+
+The same words mean the same thing in every command:
+
+| option | meaning |
+|---|---|
+| `--servers LIST` | the servers to work on, comma-separated (`zendesk,crm`); `mcpgym list` names them |
+| `--tasks SET_OR_FILE` | the tasks to work on: a JSONL task file or a named set (`shipped`, `synth-test`, a server name, ...) |
+| `--env ID` | a registered env id (`mcp/zendesk-v0`, or a multi-server one); only where an env is meant |
+| `--out` | where results are written (a file or a folder, as each command says) |
+| `--seed N` | a seed, 0 to 2^32-1 |
+| `--quiet` | print only the results: no progress bar, no episode transcripts |
+
+Every option's help states its default and its range or choices. A usage error is one line on stderr
+naming the problem and what is allowed, with exit status 2; a command that fails while it runs prints
+one line and exits 1 (130 when interrupted)."""
+
+
+def help_markdown() -> str:
+    """The Markdown reference of every command and option (docs/cli.md), from the parsers."""
+    return arguments.reference_markdown(
+        build_parser(), REFERENCE_INTRO, swap={"mcpgym synth": synth_parser()},
+        after={"mcpgym eval": [compare_parser(), report_parser()]},
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:2] == ["eval", "compare"]:
         args = compare_parser().parse_args(argv[2:])
+    elif argv[:2] == ["eval", "report"]:
+        args = report_parser().parse_args(argv[2:])
     elif argv[:1] == ["synth"] and argv[1:2] != ["graph"]:
         args = synth_parser().parse_args(argv[1:])
     else:

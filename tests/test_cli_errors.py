@@ -69,9 +69,11 @@ def test_a_bad_task_file_is_a_usage_error_of_every_command_that_reads_one(
     out = tmp_path / "run"
     for argv in (
         ["eval", "--tasks", path, "--out", str(out), "--quiet"],
-        ["tasks", "verify", path],
-        ["tasks", "complete", path, "-o", str(tmp_path / "done.jsonl")],
+        ["tasks", "verify", "--tasks", path],
+        ["tasks", "complete", "--tasks", path, "--out", str(tmp_path / "done.jsonl")],
         ["train", "build-model", "--tasks", path, "--out", str(tmp_path / "model")],
+        ["tasks", "verify", path],  # the old spellings fail the same way, in one line (the note waits for a parse)
+        ["tasks", "complete", path, "-o", str(tmp_path / "done.jsonl")],
     ):
         assert EXPECTED[kind] in usage_error(argv, capsys)
     assert not out.exists() and not (tmp_path / "done.jsonl").exists() and not (tmp_path / "model").exists()
@@ -133,7 +135,7 @@ def test_out_of_range_numbers_and_bad_values_are_usage_errors(
         ["eval", "--out", "{missing}/run"],
         ["synth", "--servers", "crm", "--n", "3", "--out", "{missing}/tasks.jsonl"],
         ["synth", "graph", "--out", "{missing}/graph"],
-        ["tasks", "complete", "{task}", "-o", "{missing}/done.jsonl"],
+        ["tasks", "complete", "--tasks", "{task}", "--out", "{missing}/done.jsonl"],
         ["train", "build-model", "--out", "{missing}/model"],
     ],
 )
@@ -159,13 +161,13 @@ def test_an_output_of_the_wrong_kind_is_refused(tmp_path: Path, capsys: pytest.C
 
 def test_errors_found_while_running_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "--agent", "openai", "--out", str(tmp_path / "r")]) == 2
-    assert capsys.readouterr().err == "mcpgym: --agent openai needs --base-url and --model\n"
+    assert capsys.readouterr().err == "mcpgym: --agent openai needs --model (the model name the endpoint serves)\n"
     assert main(["eval", "--agent", "policy", "--out", str(tmp_path / "r")]) == 2
     assert "--agent policy needs --model-path" in capsys.readouterr().err
     assert main(["eval", "compare", str(tmp_path), str(tmp_path)]) == 2
     assert "has no summary.json" in capsys.readouterr().err
     assert main(["synth", "--servers", "crm,nope", "--n", "1", "--out", str(tmp_path / "t.jsonl"), "--quiet"]) == 2
-    assert "unknown servers ['nope']" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith("mcpgym: unknown server 'nope'; servers: calendar, chat, code, crm,")
     assert main(["synth", "--servers", "crm", "--llm-base-url", "http://x", "--n", "1", "--out", str(tmp_path / "t.jsonl")]) == 2
     assert "--llm-base-url needs --llm-model" in capsys.readouterr().err and not (tmp_path / "t.jsonl").exists()
 
@@ -215,3 +217,110 @@ def test_a_float_setting_is_finite_and_in_range_or_refused(text: str) -> None:
         assert "\n" not in str(err)
     else:
         assert 0 < value <= 3600
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["tools"], "the following arguments are required: --servers; servers: calendar, chat,"),
+        (["serve"], "the following arguments are required: --servers; servers: calendar, chat,"),
+        (["synth", "--out", "t.jsonl"], "the following arguments are required: --servers; servers: calendar,"),
+        (["tasks", "complete", "--out", "t.jsonl"], "required: --tasks; a JSONL task file or a set: shipped, handwritten,"),
+        ([], "the following arguments are required: {list,tools,serve,host,run,eval,synth,train,plot,tasks}"),
+        (["tasks"], "the following arguments are required: {verify,complete}"),
+        (["train", "sft", "--preset", "big"],
+         "argument --preset: invalid choice: 'big' (choose from 'tiny-cpu', 'gpu-small', 'lora-8b')"),
+        (["serve", "--servers", "crm", "--transport", "tcp"], "invalid choice: 'tcp' (choose from 'stdio', 'http')"),
+        (["eval", "--tasks", "nope", "--out", "r"], "sets: shipped, handwritten, synth, synth-train, synth-test, calendar,"),
+    ],
+)
+def test_a_missing_or_wrong_choice_names_the_valid_ones(
+    argv: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert message in usage_error(argv, capsys)
+
+
+def test_servers_are_checked_and_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tools", "--servers", "crm,nope,zilch"]) == 2
+    assert capsys.readouterr().err.startswith("mcpgym: unknown servers 'nope', 'zilch'; servers: calendar,")
+    assert main(["tools", "--servers", " , "]) == 2
+    assert "no server named in --servers ' , '" in capsys.readouterr().err
+    assert main(["serve", "--servers", "x" * 10_000]) == 2
+    err = capsys.readouterr().err
+    assert "a --servers list over 4096 characters" in err and len(err) < 600
+    assert main(["serve", "--servers", "crm,todo"]) == 2
+    assert "serve takes one server, not 2" in capsys.readouterr().err
+    assert main(["serve", "--servers", "crm", "--servers", "todo,crm"]) == 2
+    assert "serve takes one server, not 2" in capsys.readouterr().err
+    assert main(["serve", "--servers", ",", "--servers", "x" * 3000, "--servers", "y" * 3000]) == 2
+    assert "a --servers list over 4096 characters" in capsys.readouterr().err
+
+
+def test_an_unknown_family_lists_the_prefixes_and_families_in_bounded_length(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mcpgym.synth.families import families_for
+
+    servers = "zendesk,crm,calendar,email,finance,flights"
+    argv = ["synth", "--servers", servers, "--families", "nosuch" * 100, "--n", "1", "--out", str(tmp_path / "t.jsonl")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mcpgym: no task family of {servers} starts with 'nosuch") and err.count("\n") == 1
+    assert "prefixes: calendar., crm., cross., email., finance., flights., zendesk.;" in err
+    assert families_for(servers.split(","))[0].name in err and " more" in err and len(err) < 1000
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_the_openai_agents_default_to_openai_s_endpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert arguments.openai_url(None) == arguments.OPENAI_URL == "https://api.openai.com/v1"
+    assert main(["eval", "--agent", "openai", "--model", "gpt-x", "--out", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == (
+        "mcpgym: --agent openai on https://api.openai.com/v1 needs an API key: --api-key or $OPENAI_API_KEY "
+        "(or --base-url for another endpoint)\n"
+    )
+    monkeypatch.setenv("OPENAI_BASE_URL", "  ")
+    assert arguments.openai_url(None) == arguments.OPENAI_URL
+    monkeypatch.setenv("OPENAI_BASE_URL", "ftp://x")
+    assert main(["eval", "--agent", "openai-text", "--model", "m", "--out", str(tmp_path / "r")]) == 2
+    assert "$OPENAI_BASE_URL: 'ftp://x' is not an http(s) URL" in capsys.readouterr().err
+    assert arguments.openai_url("http://127.0.0.1:1/v1") == "http://127.0.0.1:1/v1"
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_agent_and_its_manifest_take_the_endpoint_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpgym.cli import agent_spec, build_parser
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    args = build_parser().parse_args(["eval", "--agent", "openai", "--model", "m", "--out", str(tmp_path / "r")])
+    spec = agent_spec(args)
+    assert spec.build(0).base_url == "http://127.0.0.1:9/v1"
+    assert spec.settings()["base_url"] == "http://127.0.0.1:9/v1"
+    args = build_parser().parse_args(["eval", "--agent", "openai", "--model", "m", "--base-url", "http://h:1/v1", "--out", "r"])
+    assert agent_spec(args).build(0).base_url == "http://h:1/v1"
+
+
+@pytest.mark.slow
+def test_openai_base_url_from_the_environment_is_used_and_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from chat_server import ScriptedChatServer
+
+    server = ScriptedChatServer()
+    try:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        assert main(["eval", "--agent", "openai", "--model", "m", "--api-key", "k", "--tasks", "zendesk", "--limit", "1",
+                     "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    finally:
+        server.close()
+    assert server.count > 0
+    manifest = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert server.url.rstrip("/") in json.dumps(manifest["agent"])

@@ -128,7 +128,7 @@ def test_deletes_racing_calls_never_fail_or_half_answer(zendesk: ServerSpec) -> 
     async def main() -> None:
         async with served(zendesk, max_sessions=sessions) as (client, app):
             sids = [(await client.post("/sessions")).json()["session_id"] for _ in range(sessions)]
-            worlds = {sid: app.state.pool._sessions[sid].session for sid in sids}
+            worlds = {sid: app.state.pool.get(sid) for sid in sids}
             answers: dict[str, list[httpx2.Response]] = {sid: [] for sid in sids}
             deletes: list[int] = []
 

@@ -13,6 +13,11 @@ from typing import Any
 from mcpgym import arguments
 from mcpgym.arguments import CliError, UsageError
 
+SIZES = ("tiny", "small", "34m")
+"""The model shapes of `build-model` (`tiny_model.MODEL_SIZES`, kept here so help needs no torch)."""
+PRESETS = ("tiny-cpu", "gpu-small", "lora-8b")
+"""The training presets (`config.PRESETS`, named here so `--help` stays fast)."""
+
 
 def _config(args: argparse.Namespace) -> Any:
     from mcpgym.baselines.train.config import load_config
@@ -85,12 +90,14 @@ def add_parsers(sub: Any) -> None:
         description="Train a byte-level BPE tokenizer on the task corpus and build a Qwen2-style model with a "
         "Hermes tool-call chat template; the folder loads with AutoModelForCausalLM.",
     )
-    b.add_argument("--out", type=arguments.output_folder, required=True, help="folder to write (its parent must exist)")
-    b.add_argument("--size", choices=("tiny", "small", "34m"), default="tiny")
-    b.add_argument("--tasks", type=arguments.task_source, default=None, help="task set or JSONL for the tokenizer corpus (default: synth-train and the shipped tasks)")
-    b.add_argument("--vocab-size", type=arguments.bounded_int(512, 262_144), default=4096,
-                   help="tokens in all, 512 (the 256 bytes, control and markup tokens, merges) to 262144 (default 4096)")
-    b.add_argument("--seed", type=arguments.seed, default=0)
+    b.add_argument("--out", type=arguments.output_folder, required=True, metavar="DIR",
+                   help="folder to write (its parent must exist)")
+    b.add_argument("--size", choices=SIZES, default="tiny",
+                   help="Qwen2 shape: tiny (2 layers, width 64), small (4 layers, 256) or 34m (8 layers, 512) (default tiny)")
+    arguments.add_tasks(b, "the tokenizer's training corpus", absent="synth-train and the shipped tasks")
+    b.add_argument("--vocab-size", type=arguments.bounded_int(512, 262_144), default=4096, metavar="N",
+                   help="tokens in all (the 256 bytes, control and markup tokens, merges), 512 to 262144 (default 4096)")
+    arguments.add_seed(b, "initialization seed")
     b.set_defaults(func=cmd_build_model)
 
     for name, func, text in (
@@ -103,13 +110,16 @@ def add_parsers(sub: Any) -> None:
             description=f"{text[0].upper() + text[1:]}. Settings: defaults, then --preset, then --config, then "
             "KEY=VALUE overrides such as rollout.group_size=8 or model.path=runs/x (values parsed as JSON).",
         )
-        c.add_argument("--config", default=None, help="TOML or JSON file (sections as in TrainConfig)")
-        c.add_argument("--preset", default=None, help="tiny-cpu, gpu-small or lora-8b")
-        c.add_argument("overrides", nargs="*", metavar="KEY=VALUE")
+        c.add_argument("--config", default=None, metavar="FILE",
+                       help="TOML or JSON file, sections as in TrainConfig (default: none)")
+        c.add_argument("--preset", choices=PRESETS, default=None,
+                       help="settings preset, applied before --config (default: none, TrainConfig's defaults)")
+        c.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
+                       help="settings applied last, e.g. rollout.group_size=8 (values parsed as JSON)")
         c.set_defaults(func=func)
 
     p = sub.add_parser("plot", help="draw a training run's curves (metrics.jsonl) as PNG")
-    p.add_argument("run_dir", help="the run's folder (config.out)")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run's folder (config.out)")
     p.set_defaults(func=cmd_plot)
 
 

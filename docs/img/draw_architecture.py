@@ -63,7 +63,7 @@ ENVBOX = Box(5.8, 5.6, 4.4, 1.5, "Environment  McpEnv", "mcpgym.envs · gym.make
 REWARDS = Box(11.3, 5.6, 4.4, 1.5, "Rewards", "mcpgym.rewards", "components in [0, 1],\npresets dense / outcome / process", ENV)
 SYNTH = Box(0.3, 3.1, 4.4, 1.4, "Task synthesis", "mcpgym synth · mcpgym.synth", "dependency graph, families;\nexecuted, validated drafts", ENV)
 TOOLBOX = Box(5.8, 3.1, 4.4, 1.4, "Toolbox", "servers/toolbox.py", "one tool namespace,\none session per mounted server", SERVE)
-MCP = Box(11.3, 3.1, 4.4, 1.4, "MCP server", "mcpgym serve · kernel/mcp_server.py", "stdio or HTTP for MCP clients,\none session per client", SERVE)
+MCP = Box(11.3, 3.1, 4.4, 1.4, "MCP servers", "mcpgym serve · mcpgym host", "a session per client; host: scored\nepisodes over a task's servers", SERVE)
 SERVERS = Box(0.3, 1.35, 15.4, 1.15, "Servers and sessions", "mcpgym.servers · servers/kernel/",
               "20 servers (schema, seeding, typed tools); a session is a private in-memory SQLite copy of the world", SERVE)
 WORLD = Box(4.2, 0.1, 7.6, 0.8, "World", "servers/kernel/world.py", "seed -> people, organisations, clock", SERVE)

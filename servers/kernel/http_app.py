@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
+from mcp.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -30,7 +32,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from mcpgym.servers.kernel.http_access import AccessGuard, AccessPolicy
 from mcpgym.servers.kernel.mcp_server import DEFAULT_MAX_RESULT_CHARS, LEGACY_PREFIX, build_mcp_server
-from mcpgym.servers.kernel.session_pool import CloseReason, PoolFull, SessionExists, SessionPool, swept
+from mcpgym.servers.kernel.session_pool import CloseReason, Pool, PoolFull, SessionExists, SessionPool, swept
 from mcpgym.servers.kernel.spec import ServerSpec
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9_\-]{1,64}$"
@@ -91,6 +93,50 @@ async def read_bounded(request: Request, limit: int) -> bytes | None:
     return bytes(body)
 
 
+async def read_body(request: Request, limit: int, what: str) -> bytes | Response:
+    """The request body, or the answer that refuses it: 400 when it was not sent, 413 when it
+    is longer than `limit` bytes (`what` names the route in that message)."""
+    try:
+        body = await read_bounded(request, limit)
+    except ClientDisconnect:
+        return error(400, "the request body was not sent")
+    if body is None:
+        return error(413, f"the body of {what} is at most {limit} bytes")
+    return body
+
+
+def mcp_manager(server: Server[Any], settings: HttpSettings) -> StreamableHTTPSessionManager:
+    """The SDK's streamable HTTP transport for `server`: JSON answers, transport sessions
+    idle as long as pool items, at most four per pool item."""
+    return StreamableHTTPSessionManager(
+        app=server,
+        json_response=True,
+        session_idle_timeout=settings.idle_seconds,
+        max_sessions=4 * settings.max_sessions,
+    )
+
+
+def pooled_app(
+    routes: list[Route], pool: Pool[Any], manager: StreamableHTTPSessionManager, settings: HttpSettings
+) -> Starlette:
+    """A Starlette app of `routes` behind `AccessGuard` that, while it is up, runs `manager`
+    and sweeps `pool` for idle items, and closes the pool's items when it shuts down."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with manager.run(), swept(pool, every=min(60.0, settings.idle_seconds / 4)):
+            try:
+                yield
+            finally:
+                await pool.close_all()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.pool = pool
+    app.state.settings = settings
+    app.add_middleware(AccessGuard, policy=settings.access)
+    return app
+
+
 def http_app(spec: ServerSpec, settings: HttpSettings | None = None, mint: Callable[[], str] | None = None) -> Starlette:
     """A Starlette app serving `spec` over streamable HTTP, one world per session.
 
@@ -105,20 +151,12 @@ def http_app(spec: ServerSpec, settings: HttpSettings | None = None, mint: Calla
         max_memory_mb=settings.max_memory_mb,
         mint=mint,
     )
-    manager = StreamableHTTPSessionManager(
-        app=build_mcp_server(pool, settings.max_result_chars),
-        json_response=True,
-        session_idle_timeout=settings.idle_seconds,
-        max_sessions=4 * settings.max_sessions,
-    )
+    manager = mcp_manager(build_mcp_server(pool, settings.max_result_chars), settings)
 
     async def create_session(request: Request) -> Response:
-        try:
-            body = await read_bounded(request, MAX_CREATE_BODY)
-        except ClientDisconnect:
-            return error(400, "the request body was not sent")
-        if body is None:
-            return error(413, f"the body of POST /sessions is at most {MAX_CREATE_BODY} bytes")
+        body = await read_body(request, MAX_CREATE_BODY, "POST /sessions")
+        if isinstance(body, Response):
+            return body
         try:
             wanted = CreateSession.model_validate_json(body) if body.strip() else CreateSession()
         except ValidationError:
@@ -206,25 +244,11 @@ def http_app(spec: ServerSpec, settings: HttpSettings | None = None, mint: Calla
         await manager.handle_request(scope, receive, watch)
         return status
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with manager.run(), swept(pool, every=min(60.0, settings.idle_seconds / 4)):
-            try:
-                yield
-            finally:
-                await pool.close_all()
-
-    app = Starlette(
-        routes=[
-            Route("/sessions", create_session, methods=["POST"]),
-            Route("/sessions/{session_id}", delete_session, methods=["DELETE"]),
-            Route("/sessions/{session_id}/mcp", Asgi(session_endpoint), methods=["GET", "POST", "DELETE"]),
-            Route("/mcp", Asgi(plain_endpoint), methods=["GET", "POST", "DELETE"]),
-            Route("/healthz", health, methods=["GET"]),
-        ],
-        lifespan=lifespan,
-    )
-    app.state.pool = pool
-    app.state.settings = settings
-    app.add_middleware(AccessGuard, policy=settings.access)
-    return app
+    routes = [
+        Route("/sessions", create_session, methods=["POST"]),
+        Route("/sessions/{session_id}", delete_session, methods=["DELETE"]),
+        Route("/sessions/{session_id}/mcp", Asgi(session_endpoint), methods=["GET", "POST", "DELETE"]),
+        Route("/mcp", Asgi(plain_endpoint), methods=["GET", "POST", "DELETE"]),
+        Route("/healthz", health, methods=["GET"]),
+    ]
+    return pooled_app(routes, pool, manager, settings)

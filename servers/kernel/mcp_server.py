@@ -26,7 +26,7 @@ from mcp.server.context import ServerRequestContext
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcpgym.servers.kernel.session import ToolResult
-from mcpgym.servers.kernel.session_pool import PoolFull, SessionExists, SessionPool
+from mcpgym.servers.kernel.session_pool import Pool, PoolFull, SessionExists, SessionPool
 from mcpgym.servers.kernel.spec import ServerSpec
 from mcpgym.servers.kernel.truncation import truncate_result
 
@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_MAX_RESULT_CHARS",
     "SessionPool",
     "build_mcp_server",
+    "call_in_pool",
     "call_result",
     "http_app",
     "mcp_tools",
@@ -87,6 +88,16 @@ def call_result(result: ToolResult, max_chars: int = DEFAULT_MAX_RESULT_CHARS) -
     )
 
 
+async def call_in_pool(
+    pool: Pool[Any], key: str | None, params: types.CallToolRequestParams, max_chars: int, no_key: str
+) -> types.CallToolResult:
+    """A `tools/call` answered by `pool`'s item `key` (see `call_result`); `no_key` is the
+    error when the request names no item."""
+    if key is None:
+        return call_result(ToolResult(tool=params.name, ok=False, error=no_key))
+    return call_result(await pool.call(key, params.name, params.arguments), max_chars)
+
+
 def session_key(ctx: ServerRequestContext[Any]) -> str | None:
     """Which pool session a request belongs to: the local client, the URL's session id, or (for
     the handshake protocols only, whose `Mcp-Session-Id` the SDK's transport has checked
@@ -133,11 +144,9 @@ def build_mcp_server(pool: SessionPool, max_result_chars: int = DEFAULT_MAX_RESU
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         key = session_key(ctx)
-        if key is None:
-            return call_result(ToolResult(tool=params.name, ok=False, error=NO_SESSION))
         if key == STDIO_SESSION and (error := await open_local_session(pool, local_lock)) is not None:
             return call_result(ToolResult(tool=params.name, ok=False, error=error))
-        return call_result(await pool.call(key, params.name, params.arguments), max_result_chars)
+        return await call_in_pool(pool, key, params, max_result_chars, NO_SESSION)
 
     return Server(
         spec.name,
