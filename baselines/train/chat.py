@@ -18,6 +18,7 @@ messages in every template we know.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -27,16 +28,38 @@ ToolParser = Literal["hermes", "json"]
 _STAND_IN = [{"role": "user", "content": "."}, {"role": "assistant", "content": "."}]
 
 
+NO_TURN = -1
+"""`TokenSequence.turn` of a token the model did not sample."""
+
+
 @dataclass
 class TokenSequence:
-    """Token ids and a same-length mask: 1 for tokens the model sampled, 0 for the rest."""
+    """Token ids and same-length lists: `mask` 1 for tokens the model sampled, 0 for the rest;
+    `turn` the index of the assistant turn that sampled each token (`NO_TURN` for the rest);
+    `logprobs` the sampler's log-probability of each sampled token, NaN where not known."""
 
     ids: list[int] = field(default_factory=list)
     mask: list[int] = field(default_factory=list)
+    turn: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
 
-    def extend(self, ids: list[int], sampled: bool) -> None:
+    def extend(self, ids: list[int], sampled: bool, turn: int = NO_TURN, logprobs: list[float] | None = None) -> None:
+        """Append `ids`; `turn` and `logprobs` (one per id) only count for sampled tokens."""
+        if logprobs is not None and len(logprobs) != len(ids):
+            raise ValueError(f"{len(logprobs)} log-probabilities for {len(ids)} tokens")
         self.ids.extend(ids)
         self.mask.extend([int(sampled)] * len(ids))
+        self.turn.extend([turn if sampled else NO_TURN] * len(ids))
+        if logprobs is not None and sampled:
+            self.logprobs.extend(float(v) for v in logprobs)
+        else:
+            self.logprobs.extend([math.nan] * len(ids))
+
+    @property
+    def has_logprobs(self) -> bool:
+        """Whether the sampler's log-probability is known for every sampled token."""
+        sampled = [v for v, m in zip(self.logprobs, self.mask, strict=True) if m]
+        return bool(sampled) and not any(math.isnan(v) for v in sampled)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -130,4 +153,4 @@ def parse_tool_calls(text: str, parser: ToolParser) -> str | dict[str, Any]:
     return {"role": "assistant", "content": "\n".join(kept).strip(), "tool_calls": calls}
 
 
-__all__ = ["ChatFormat", "TokenSequence", "parse_tool_calls"]
+__all__ = ["NO_TURN", "ChatFormat", "TokenSequence", "parse_tool_calls"]

@@ -117,6 +117,20 @@ class ObjectiveConfig(Section):
     mask_truncated: bool = True
     """Overlong filtering: episodes cut by a token budget (`max_total_tokens`, or a turn at
     `max_new_tokens`) contribute no gradient; running out of turns or calls is trained on."""
+    advantage: Literal["outcome", "turn", "hybrid"] = "outcome"
+    """The advantage of each turn's tokens: `outcome` the episode's (plain GRPO); `turn` the
+    turn's reward against the same turn of its group; `hybrid` outcome plus `turn_weight`
+    times turn (docs/training.md, "Turn-level credit")."""
+    turn_reward: str = Field("env", min_length=1, max_length=200)
+    """Per-turn rewards for `turn` and `hybrid`: `env` (the environment's, run with `shaping`)
+    or `package.module:function`, called with each episode, returning one number per turn."""
+    turn_weight: float = Field(1.0, ge=0, le=100)
+    """`hybrid`: the weight of the turn-level advantage added to the outcome advantage."""
+    is_correction: bool = False
+    """Weight each token's surrogate by min(exp(old log-prob - sampler log-prob), `is_cap`)
+    where the sampler recorded its log-probabilities (transformers and vLLM backends)."""
+    is_cap: float = Field(2.0, ge=1, le=100)
+    """The truncation of the importance weight."""
 
 
 class OptimConfig(Section):

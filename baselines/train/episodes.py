@@ -18,7 +18,7 @@ from typing import Any
 
 from mcpgym.baselines.remote_envs import prepare_resets, prepare_steps
 from mcpgym.baselines.train.chat import ChatFormat, TokenSequence
-from mcpgym.baselines.train.generation import Generator, Sampling
+from mcpgym.baselines.train.generation import Generator, Sampling, sampled_logprobs
 from mcpgym.envs.mcp_env import McpEnv
 from mcpgym.tasks.model import Task
 
@@ -41,6 +41,10 @@ class Episode:
     """Cut by a token budget (`max_total_tokens`, or a turn that hit `max_new_tokens`); running
     out of turns or calls is `truncated` but not overlong."""
     turns: int = 0
+    turn_rewards: list[float] = field(default_factory=list)
+    """The environment's reward for each assistant turn (`tokens.turn` indexes it): the increase
+    of the score with the env's `shaping`, else 0 until the last turn, which gets the reward.
+    It sums to `reward`."""
     calls: int = 0
     invalid_calls: int = 0
     prompt_tokens: int = 0
@@ -112,7 +116,10 @@ def play(
             prepare_steps([env for env, _ in fits], [chat.action(chat.text_of(new)) for _, new in fits])
         for run, new, budget in zip(active, generated, budgets, strict=True):
             if len(new) > budget:  # the turn does not fit in the episode's context
-                run.episode.tokens.extend(new[:budget], sampled=True)
+                logprobs = sampled_logprobs(new)
+                run.episode.tokens.extend(
+                    new[:budget], sampled=True, turn=run.episode.turns, logprobs=None if logprobs is None else logprobs[:budget]
+                )
                 _cut(run)
             else:
                 advance(run, new, chat, max_total_tokens)
@@ -134,7 +141,7 @@ def advance(run: Running, new: list[int], chat: ChatFormat, max_total_tokens: in
     """Append a turn's tokens (`new`, as sampled), step the environment with its text, and
     append the environment's answer; ends the episode when the env or the budget says so."""
     episode = run.episode
-    episode.tokens.extend(new, sampled=True)
+    episode.tokens.extend(new, sampled=True, turn=episode.turns, logprobs=sampled_logprobs(new))
     ended_turn = bool(new) and new[-1] == chat.eos_id
     if not ended_turn:
         episode.tokens.extend([chat.eos_id], sampled=False)  # close the cut turn for the next prompt
@@ -142,6 +149,7 @@ def advance(run: Running, new: list[int], chat: ChatFormat, max_total_tokens: in
     before = run.observation["messages"]
     observation, reward, terminated, truncated, info = run.env.step(chat.action(chat.text_of(new)))
     episode.turns += 1
+    episode.turn_rewards.append(float(reward))
     run.observation = observation
     if terminated or truncated:
         _finish(run, reward, info, terminated, truncated)
@@ -160,11 +168,22 @@ def _cut(run: Running) -> None:
     _finish(run, breakdown.reward, {"reward_breakdown": breakdown.model_dump()}, False, True)
 
 
+def _settle_turn_rewards(episode: Episode) -> None:
+    """One reward per assistant turn that sampled tokens (a turn cut before it reached the env
+    included), the rest of the episode's reward on the last, so that they sum to `reward`."""
+    sampled_turns = max(episode.tokens.turn, default=-1) + 1
+    episode.turn_rewards.extend([0.0] * (sampled_turns - len(episode.turn_rewards)))
+    if episode.turn_rewards:
+        episode.turn_rewards[-1] += episode.reward - sum(episode.turn_rewards)
+
+
 def _finish(run: Running, reward: float, info: dict[str, Any], terminated: bool, truncated: bool) -> None:
     episode = run.episode
     trajectory = run.env.unwrapped.trajectory
-    episode.reward = float(reward)
     episode.breakdown = info.get("reward_breakdown") or {}
+    total = episode.breakdown.get("reward", reward)  # with shaping, `reward` is only the last increase
+    episode.reward = float(total) if isinstance(total, int | float) else float(reward)
+    _settle_turn_rewards(episode)
     episode.terminated = terminated
     episode.truncated = truncated
     episode.calls = len(trajectory.calls)

@@ -6,6 +6,12 @@
   clip(ratio, 1 - clip_low, 1 + clip_high) * A); KL to the reference by the k3 estimator
   exp(ref - logp) - (ref - logp) - 1 (zero when policy and reference agree, never negative);
   loss_t = -surrogate + beta * KL.
+- Advantages are per episode ([batch], every token of an episode the same) or per token
+  ([batch, length], e.g. each token its turn's: `credit`).
+- Importance-sampling correction: where the sampler computed its log-probabilities apart from
+  the trainer (vLLM, other kernels or precision), each token's surrogate is weighted by the
+  truncated ratio min(exp(old_logp - sampler_logp), cap) (`importance_weights`), constant in
+  the gradient.
 - Only masked tokens count (the model's own sampled tokens of episodes not filtered out).
   `token-mean` averages over every counted token of the batch; `sequence-mean` averages
   within each episode, then over episodes.
@@ -22,12 +28,21 @@ from torch.utils.checkpoint import checkpoint
 Aggregation = Literal["token-mean", "sequence-mean"]
 
 
+EQUAL_REWARDS = 1e-6
+"""Rewards closer than this are the same reward to `group_advantages`."""
+
+
 def group_advantages(rewards: torch.Tensor, groups: torch.Tensor, scale_by_std: bool = True, eps: float = 1e-4) -> torch.Tensor:
-    """Reward minus its group's mean, over the group's standard deviation if `scale_by_std`."""
+    """Reward minus its group's mean, over the group's standard deviation if `scale_by_std`.
+
+    A group whose rewards are equal (within `EQUAL_REWARDS`; float rounding leaves the mean of
+    equal values a hair off them) carries no signal: its advantages are exactly 0."""
     advantages = torch.zeros_like(rewards, dtype=torch.float32)
     for group in torch.unique(groups):
         members = groups == group
         values = rewards[members].float()
+        if values.numel() < 2 or float(values.max() - values.min()) <= EQUAL_REWARDS:
+            continue
         centred = values - values.mean()
         if scale_by_std:
             std = values.std() if values.numel() > 1 else torch.tensor(0.0)
@@ -98,6 +113,17 @@ def _body_and_head(model: torch.nn.Module) -> tuple[torch.nn.Module, torch.nn.Mo
     return body, head
 
 
+def importance_weights(old_logp: torch.Tensor, sampler_logp: torch.Tensor, cap: float) -> torch.Tensor:
+    """min(exp(old_logp - sampler_logp), cap) per token, without gradient; 1 where
+    `sampler_logp` is NaN (not known)."""
+    if cap <= 0:
+        raise ValueError(f"the importance weight cap must be positive, got {cap}")
+    with torch.no_grad():
+        known = ~torch.isnan(sampler_logp)
+        delta = torch.where(known, old_logp.detach().float() - torch.nan_to_num(sampler_logp.float()), torch.zeros_like(old_logp, dtype=torch.float32))
+        return torch.clamp(torch.exp(delta), max=cap)
+
+
 @dataclass
 class LossParts:
     loss: torch.Tensor
@@ -105,6 +131,10 @@ class LossParts:
     clip_fraction: float
     ratio_mean: float
     tokens: int
+    is_weight_mean: float = 1.0
+    """Mean importance weight over the counted tokens (1 without the correction)."""
+    is_truncated: float = 0.0
+    """Share of counted tokens whose importance weight was cut at the cap."""
 
 
 def grpo_loss(
@@ -118,17 +148,30 @@ def grpo_loss(
     clip_high: float = 0.2,
     aggregation: Aggregation = "token-mean",
     normalizer: float | None = None,
+    is_weights: torch.Tensor | None = None,
+    is_cap: float | None = None,
 ) -> LossParts:
     """The clipped, KL-penalised policy-gradient loss over the masked tokens.
 
-    `logp`, `old_logp`, `ref_logp`, `mask`: [batch, length]; `advantages`: [batch].
-    `normalizer` replaces the count of the batch's tokens (token-mean) or episodes
-    (sequence-mean), so micro-batches of one batch add up to the loss of the whole batch."""
+    `logp`, `old_logp`, `ref_logp`, `mask`: [batch, length]; `advantages`: [batch] (one per
+    episode) or [batch, length] (one per token). `normalizer` replaces the count of the
+    batch's tokens (token-mean) or episodes (sequence-mean), so micro-batches of one batch add
+    up to the loss of the whole batch. `is_weights` ([batch, length], `importance_weights`)
+    multiply each token's surrogate; `is_cap` (their cap) only counts how many were cut."""
+    if advantages.dim() == 1 and advantages.shape[0] == logp.shape[0]:
+        adv = advantages.unsqueeze(-1).to(logp.dtype)
+    elif advantages.shape == logp.shape:
+        adv = advantages.to(logp.dtype)
+    else:
+        raise ValueError(f"advantages of shape {tuple(advantages.shape)} fit neither [batch] nor [batch, length] = {tuple(logp.shape)}")
+    if is_weights is not None and is_weights.shape != logp.shape:
+        raise ValueError(f"importance weights of shape {tuple(is_weights.shape)} for log-probabilities of {tuple(logp.shape)}")
     mask = mask.float()
     ratio = torch.exp(logp - old_logp)
-    adv = advantages.unsqueeze(-1).to(logp.dtype)
     clipped = torch.clamp(ratio, 1 - clip_low, 1 + clip_high)
     per_token = -torch.minimum(ratio * adv, clipped * adv)
+    if is_weights is not None:
+        per_token = per_token * is_weights.to(per_token.dtype)
     kl = torch.zeros_like(logp)
     if ref_logp is not None and beta > 0:
         delta = ref_logp - logp
@@ -151,7 +194,11 @@ def grpo_loss(
             clip_fraction=float((was_clipped.float() * mask).sum() / counted),
             ratio_mean=float((ratio * mask).sum() / counted),
             tokens=int(mask.sum().item()),
+            is_weight_mean=1.0 if is_weights is None else float((is_weights * mask).sum() / counted),
+            is_truncated=0.0 if is_weights is None or is_cap is None else float(((is_weights >= is_cap).float() * mask).sum() / counted),
         )
 
 
-__all__ = ["LOGPROB_CHUNK", "LossParts", "grpo_loss", "group_advantages", "sequence_logprobs", "token_logprobs"]
+__all__ = [
+    "LOGPROB_CHUNK", "LossParts", "grpo_loss", "group_advantages", "importance_weights", "sequence_logprobs", "token_logprobs",
+]

@@ -3,7 +3,8 @@
 Each step:
 1. pick `tasks_per_step` training tasks (seeded by the run seed and the step) and play
    `group_size` episodes of each, turn by turn (`episodes.play`);
-2. advantages within each task's group (`grpo.group_advantages`);
+2. advantages within each task's group (`grpo.group_advantages`), per episode, or per turn
+   with `objective.advantage` `turn` or `hybrid` (`credit`);
 3. log-probabilities of the sampled tokens under the policy before the update (`old`) and
    under the reference (when `beta > 0`);
 4. `mu` optimizer updates over the batch, in micro-batches whose gradients add up to the
@@ -23,7 +24,7 @@ import shutil
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,10 +38,19 @@ from mcpgym.baselines.metrics import THRESHOLDS, summarize
 from mcpgym.baselines.remote_envs import RemoteEnvs
 from mcpgym.baselines.train.chat import TokenSequence
 from mcpgym.baselines.train.config import TrainConfig
+from mcpgym.baselines.train.credit import (
+    ENV_TURN_REWARD,
+    TurnRewardFn,
+    combine_advantages,
+    episode_turn_rewards,
+    resolve_turn_reward,
+    token_advantages,
+    turn_advantages,
+)
 from mcpgym.baselines.train.decoding import StaticDecoder
 from mcpgym.baselines.train.episodes import Episode, play
 from mcpgym.baselines.train.generation import Generator, Sampling, TransformersGenerator, VllmGenerator
-from mcpgym.baselines.train.grpo import group_advantages, grpo_loss, sequence_logprobs
+from mcpgym.baselines.train.grpo import group_advantages, grpo_loss, importance_weights, sequence_logprobs
 from mcpgym.baselines.train.policy import Policy, load_policy
 from mcpgym.baselines.train.run_log import MetricsLog
 from mcpgym.baselines.train.task_sets import select_tasks
@@ -91,24 +101,41 @@ class Batch:
     mask: torch.Tensor
     """[batch, length - 1]: 1 where token t + 1 was sampled by the model and counts."""
     advantages: torch.Tensor
+    """[batch] (one per episode) or [batch, length - 1] (one per token, aligned with `mask`)."""
+    sampler_logp: torch.Tensor | None = None
+    """[batch, length - 1]: the sampler's log-probability of token t + 1, NaN where not known;
+    None when no sequence of the batch has them (or they were not asked for)."""
 
 
-def collate(sequences: list[TokenSequence], advantages: list[float], pad_id: int, device: torch.device) -> Batch:
-    """Right-pad `sequences` into one batch on `device`."""
+def collate(
+    sequences: list[TokenSequence], advantages: Sequence[float | list[float]], pad_id: int, device: torch.device,
+    sampler_logprobs: bool = False,
+) -> Batch:
+    """Right-pad `sequences` into one batch on `device`. `advantages`: one per sequence, or
+    (all of them) one list per sequence with one per token; `sampler_logprobs`: carry the sampler's."""
     width = max(len(s) for s in sequences)
     ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
     attention = torch.zeros((len(sequences), width), dtype=torch.long)
     mask = torch.zeros((len(sequences), width), dtype=torch.float32)
+    per_token = bool(advantages) and isinstance(advantages[0], list)
+    token_adv = torch.zeros((len(sequences), width), dtype=torch.float32) if per_token else None
+    logp = torch.full((len(sequences), width), float("nan"), dtype=torch.float32) if sampler_logprobs else None
     for row, sequence in enumerate(sequences):
         n = len(sequence)
         ids[row, :n] = torch.tensor(sequence.ids)
         attention[row, :n] = 1
         mask[row, :n] = torch.tensor(sequence.mask, dtype=torch.float32)
+        if token_adv is not None:
+            token_adv[row, :n] = torch.tensor(advantages[row], dtype=torch.float32)  # type: ignore[arg-type]
+        if logp is not None and sequence.logprobs:
+            logp[row, :n] = torch.tensor(sequence.logprobs, dtype=torch.float32)
+    known = logp is not None and not bool(torch.isnan(logp).all())
     return Batch(
         ids=ids.to(device),
         attention=attention.to(device),
         mask=mask[:, 1:].to(device),
-        advantages=torch.tensor(advantages, dtype=torch.float32, device=device),
+        advantages=(token_adv[:, 1:] if token_adv is not None else torch.tensor(advantages, dtype=torch.float32)).to(device),
+        sampler_logp=logp[:, 1:].to(device) if known and logp is not None else None,
     )
 
 
@@ -142,8 +169,13 @@ class GrpoTrainer:
         self.scheduler = warmup_schedule(self.optimizer, config.optim.warmup_steps)
         self.reference = ReferenceWeights(model) if config.objective.beta > 0 else None
         self.generator = self._generator()
-        rollout = config.rollout
+        rollout, objective = config.rollout, config.objective
+        self.turn_reward: TurnRewardFn | None = (
+            resolve_turn_reward(objective.turn_reward) if objective.advantage != "outcome" else None
+        )
         env_kwargs = {"tasks": self.train_tasks, "reward": config.tasks.reward, **config.env_options()}
+        if objective.advantage != "outcome" and objective.turn_reward == ENV_TURN_REWARD:
+            env_kwargs["shaping"] = True  # the env pays each turn's increase of the score
         count = rollout.tasks_per_step * rollout.group_size
         self.remote_envs = (
             RemoteEnvs(config.tasks.servers, env_kwargs, count, rollout.env_workers, rollout.env_backend)
@@ -163,15 +195,18 @@ class GrpoTrainer:
 
     def _generator(self) -> Generator:
         tokenizer, rollout = self.policy.tokenizer, self.config.rollout
+        record = self.config.objective.is_correction  # the sampler's log-probabilities, for the correction
         if rollout.backend == "vllm":
             return VllmGenerator(
                 self.config.model.path, self.policy.chat.eos_id, gpu_memory_utilization=rollout.vllm_gpu_memory_utilization,
                 max_model_len=rollout.vllm_max_model_len or rollout.max_total_tokens, seed=self.config.seed,
+                record_logprobs=record,
             )
         if rollout.backend == "static":
             return StaticDecoder(self.policy.model, self.policy.chat.eos_id, tokenizer.pad_token_id, rollout.generation_batch_size)
         return TransformersGenerator(
-            self.policy.model, self.policy.chat.eos_id, tokenizer.pad_token_id, rollout.generation_batch_size
+            self.policy.model, self.policy.chat.eos_id, tokenizer.pad_token_id, rollout.generation_batch_size,
+            record_logprobs=record,
         )
 
     # ------------------------------------------------------------------ the loop
@@ -261,20 +296,38 @@ class GrpoTrainer:
         self.log.write(self.step, "train", metrics)
         return metrics
 
+    def advantages(self, episodes: list[Episode]) -> Sequence[float | list[float]]:
+        """One advantage per episode (`outcome`), or, with `turn` and `hybrid`, one per token of
+        each episode: its turn's (0 on tokens the model did not sample)."""
+        objective = self.config.objective
+        rewards = torch.tensor([e.reward for e in episodes])
+        groups = torch.tensor([e.group for e in episodes])
+        outcome = group_advantages(rewards, groups, objective.scale_by_std).tolist()
+        if objective.advantage == "outcome":
+            return outcome
+        turn_rewards = [episode_turn_rewards(e, self.turn_reward) for e in episodes]
+        per_turn = combine_advantages(
+            objective.advantage, outcome, turn_advantages(turn_rewards, groups.tolist(), objective.scale_by_std), objective.turn_weight
+        )
+        return [token_advantages(e.tokens.turn, turns) for e, turns in zip(episodes, per_turn, strict=True)]
+
     def update(self, episodes: list[Episode]) -> dict[str, Any]:
         """The `mu` optimizer updates of one rollout batch."""
         objective, optim = self.config.objective, self.config.optim
         model, device = self.policy.model, self.policy.device
-        rewards = torch.tensor([e.reward for e in episodes])
-        groups = torch.tensor([e.group for e in episodes])
-        advantages = group_advantages(rewards, groups, objective.scale_by_std).tolist()
+        advantages = self.advantages(episodes)
+        counted: list[list[float]] = [
+            [a for a, m in zip(adv, e.tokens.mask, strict=True) if m] if isinstance(adv, list) else [adv]
+            for adv, e in zip(advantages, episodes, strict=True)
+        ]  # the advantages that reach the loss, per episode
         keep = [
             i
             for i, e in enumerate(episodes)
-            if not (objective.mask_truncated and e.overlong) and e.completion_tokens > 0 and (advantages[i] != 0 or objective.beta > 0)
+            if not (objective.mask_truncated and e.overlong) and e.completion_tokens > 0
+            and (any(a != 0 for a in counted[i]) or objective.beta > 0)
         ]
         stats: dict[str, Any] = {
-            "advantage_abs_mean": statistics.fmean(abs(a) for a in advantages),
+            "advantage_abs_mean": statistics.fmean(abs(a) for values in counted for a in values) if any(counted) else 0.0,
             "trained_episodes": len(keep),
         }
         if not keep:
@@ -282,7 +335,11 @@ class GrpoTrainer:
         size = optim.micro_batch_size
         chunks = [keep[i : i + size] for i in range(0, len(keep), size)]
         pad_id = self.policy.tokenizer.pad_token_id
-        batches = [collate([episodes[i].tokens for i in chunk], [advantages[i] for i in chunk], pad_id, device) for chunk in chunks]
+        batches = [
+            collate([episodes[i].tokens for i in chunk], [advantages[i] for i in chunk], pad_id, device,
+                    sampler_logprobs=objective.is_correction)
+            for chunk in chunks
+        ]
         temperature = self.config.rollout.temperature
         tokens = int(sum(b.mask.sum().item() for b in batches))
         normalizer = float(tokens) if objective.loss_aggregation == "token-mean" else float(len(keep))
@@ -299,9 +356,11 @@ class GrpoTrainer:
             self.optimizer.zero_grad(set_to_none=True)
             for batch, old_logp, ref_logp in zip(batches, old, ref, strict=True):
                 logp = sequence_logprobs(model, batch.ids, batch.attention, temperature)
+                old_used = logp.detach() if old_logp is None else old_logp
+                weights = None if batch.sampler_logp is None else importance_weights(old_used, batch.sampler_logp, objective.is_cap)
                 parts = grpo_loss(
                     logp,
-                    logp.detach() if old_logp is None else old_logp,
+                    old_used,
                     batch.advantages,
                     batch.mask,
                     ref_logp=ref_logp,
@@ -310,6 +369,8 @@ class GrpoTrainer:
                     clip_high=objective.clip_high,
                     aggregation=objective.loss_aggregation,
                     normalizer=normalizer,
+                    is_weights=weights,
+                    is_cap=objective.is_cap,
                 )
                 parts.loss.backward()
                 weight = parts.tokens / max(tokens, 1)
@@ -317,11 +378,15 @@ class GrpoTrainer:
                 totals["kl"].append(parts.kl * weight)
                 totals["clip_fraction"].append(parts.clip_fraction * weight)
                 totals["ratio_mean"].append(parts.ratio_mean * weight)
+                totals["is_weight_mean"].append(parts.is_weight_mean * weight)
+                totals["is_truncated"].append(parts.is_truncated * weight)
             grad_norm = torch.nn.utils.clip_grad_norm_(self.params, optim.grad_clip)
             totals["grad_norm"].append(float(grad_norm))
             self.optimizer.step()
             self.scheduler.step()
         mu = objective.mu
+        if objective.is_correction:
+            stats |= {"is_weight_mean": sum(totals["is_weight_mean"]) / mu, "is_truncated": sum(totals["is_truncated"]) / mu}
         return stats | {
             "loss": sum(totals["loss"]) / mu,
             "kl": sum(totals["kl"]) / mu,
