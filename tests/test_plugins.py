@@ -64,6 +64,7 @@ def test_synth_and_gym_make_play_the_plugin_like_a_builtin(site: Path, tmp_path:
     assert json.loads(played.stdout) == [[1.0, 0.0]] * 6
 
 
+@pytest.mark.slow  # the generic tests run on every built-in server in the default suite
 def test_the_generic_tests_pass_on_the_plugin(site: Path) -> None:
     tests = Path(__file__).parent
     generic = ["test_conformance.py", "test_limits.py", "test_statements.py", "test_mcp.py", "test_kernel.py",

@@ -442,6 +442,7 @@ def test_search_text_matches_literally(directory: ToolSession, text: str) -> Non
     assert names == sorted(names)
 
 
+@pytest.mark.slow  # every server's seeded bytes across two processes: test_kernel, in the default suite
 def test_two_processes_build_the_same_state(tmp_path: Path) -> None:
     code = ("from mcpgym.servers.calendar import SERVER\n"
             "from mcpgym.servers.kernel import ToolSession\n"

@@ -159,6 +159,7 @@ def test_shared_channels_link_to_real_crm_accounts_and_their_owners() -> None:
         assert sum(any(name in m["text"] for name in names) for m in sales) > 20
 
 
+@pytest.mark.slow  # every server's seeded bytes across two processes: test_kernel, in the default suite
 def test_same_seed_same_bytes_whatever_the_hash_seed() -> None:
     """Seeding draws in a fixed order: no iteration over sets of strings, whose order follows
     the process's hash seed."""

@@ -463,6 +463,7 @@ def test_reset_restores_the_seeded_state(session: ToolSession) -> None:
     assert session.state_hash() == seeded
 
 
+@pytest.mark.slow  # every server's seeded bytes across two processes: test_kernel, in the default suite
 def test_two_processes_build_the_same_state() -> None:
     code = ("from mcpgym.servers.crm import SERVER; from mcpgym.servers.kernel import ToolSession; "
             "print(ToolSession(SERVER, 0).state_hash())")

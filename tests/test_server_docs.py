@@ -149,6 +149,7 @@ def test_sibling_positions_are_one_to_n_and_parents_share_the_space(reader: Tool
         assert sorted(positions) == list(range(1, len(positions) + 1))
 
 
+@pytest.mark.slow  # every server's seeded bytes across two processes: test_kernel, in the default suite
 def test_the_same_seed_gives_the_same_bytes_and_another_seed_another_wiki() -> None:
     assert build_seeded(SERVER, 3) == build_seeded(SERVER, 3)
     assert build_seeded(SERVER, 3) != build_seeded(SERVER, 4)

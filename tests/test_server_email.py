@@ -396,6 +396,7 @@ def test_bad_ids_name_the_search_tool(session: ToolSession) -> None:
     assert "list_contacts" in fails(session, "lookup_contact", {"email": "ghost@example.com"}, "not_found")
 
 
+@pytest.mark.slow  # every server's seeded bytes across two processes: test_kernel, in the default suite
 def test_same_state_hash_in_two_processes(session: ToolSession, tmp_path: Path) -> None:
     code = "from mcpgym.servers.email import SERVER\nfrom mcpgym.servers.kernel import ToolSession\n" \
            "print(ToolSession(SERVER, 0).state_hash())"

@@ -216,6 +216,7 @@ def test_customer_folders_link_to_real_crm_accounts_and_contacts() -> None:
                 assert contact["account_id"] == account["id"] and person["role"] in ("viewer", "commenter")
 
 
+@pytest.mark.slow  # every server's seeded bytes across two processes: test_kernel, in the default suite
 def test_same_seed_same_bytes_whatever_the_hash_seed() -> None:
     code = ("import hashlib; from mcpgym.servers.files import SERVER; from mcpgym.servers.kernel.spec import build_seeded; "
             "print(hashlib.sha256(build_seeded(SERVER, 2)).hexdigest())")

@@ -353,6 +353,7 @@ def test_watchlist_limit_and_removing_absent_symbols(session: ToolSession) -> No
     assert session.state_hash() == full
 
 
+@pytest.mark.slow  # every server's seeded bytes across two processes: test_kernel, in the default suite
 def test_same_seed_builds_the_same_database_in_another_process(tmp_path: Path) -> None:
     code = ("import hashlib\n"
             "from mcpgym.servers.kernel import ToolSession\n"

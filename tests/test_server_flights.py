@@ -552,6 +552,7 @@ def test_flight_pages_are_slices_of_one_listing(seeded: ToolSession, jfk_departu
     assert data["next_page"] == (page + 1 if page * per_page < len(listing) else None)
 
 
+@pytest.mark.slow  # every server's seeded bytes across two processes: test_kernel, in the default suite
 def test_same_seed_builds_the_same_state_in_another_process(session: ToolSession) -> None:
     code = ("from mcpgym.servers.flights import SERVER; from mcpgym.servers.kernel import ToolSession; "
             "print(ToolSession(SERVER, 0).state_hash())")

@@ -134,6 +134,7 @@ def test_the_network_spans_more_than_a_year_of_varied_activity(seeded: ToolSessi
     assert deleted > 10 and len(posts) + deleted == raw(seeded, "SELECT count(*) FROM posts")[0][0]
 
 
+@pytest.mark.slow  # every server's seeded bytes across two processes: test_kernel, in the default suite
 def test_same_seed_same_bytes_whatever_the_hash_seed() -> None:
     code = ("import hashlib; from mcpgym.servers.social import SERVER; from mcpgym.servers.kernel.spec import build_seeded; "
             "print(hashlib.sha256(build_seeded(SERVER, 2)).hexdigest())")
