@@ -7,7 +7,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-SOURCES := $(shell find mcpgym servers envs synth tasks rewards baselines -type f \( -name '*.py' -o -name '*.jsonl' -o -name '*.pth' \) 2>/dev/null)
+SOURCES := $(shell find mcpgym servers envs synth tasks rewards baselines external -type f \( -name '*.py' -o -name '*.jsonl' -o -name '*.pth' \) 2>/dev/null)
 
 .PHONY: run test test-all bench tasks docs clean
 
@@ -47,6 +47,10 @@ $(BIN)/python:
 # Set TORCH to another requirement (e.g. TORCH="torch>=2.5") to choose yours.
 TORCH ?= torch==2.13.0
 
+# BFCL's multi-turn backends, tasks and checker (docs/bfcl.md): the package's declared
+# dependencies are heavy and unused here, so it is installed without them.
+BFCL ?= bfcl-eval==2026.3.23 mpmath
+
 $(RUN_STAMP): $(BIN)/python pyproject.toml setup.py $(SOURCES)
 	$(BIN)/pip install -q ".[eval]"
 	touch $@
@@ -54,6 +58,7 @@ $(RUN_STAMP): $(BIN)/python pyproject.toml setup.py $(SOURCES)
 $(TEST_STAMP): $(BIN)/python pyproject.toml setup.py $(SOURCES)
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q "$(TORCH)"
 	$(BIN)/pip install -q ".[test]"
+	$(BIN)/pip install -q --no-deps $(BFCL)
 	touch $@ $(RUN_STAMP)
 
 # The API reference of every module, from the docstrings (pdoc), in site/api/index.html.

@@ -25,6 +25,7 @@ FOLDERS = {
     "mcpgym.tasks": "tasks",
     "mcpgym.rewards": "rewards",
     "mcpgym.baselines": "baselines",
+    "mcpgym.external": "external",
 }
 
 

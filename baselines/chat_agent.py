@@ -1,4 +1,5 @@
-"""An agent backed by any OpenAI-compatible Chat Completions endpoint.
+"""An agent backed by any OpenAI-compatible Chat Completions endpoint, and `ChatClient`, the
+request/retry/parse code it uses (the LLM user simulator uses it too).
 
 Two modes:
 - `tools`: the conversation goes out as chat messages and the tool schemas as the `tools`
@@ -85,6 +86,104 @@ class Completion(BaseModel):
 
 
 @dataclass
+class ChatClient:
+    """`ChatClient(base_url, model).complete(messages)`: one Chat Completions request with the
+    retries, size bound and reply checks described above; shared by `ChatAgent` and the user
+    simulator (`mcpgym.envs.user_simulator`). Raises `ModelError` when no usable reply comes."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    timeout: float = 60.0
+    retries: int = 3
+    backoff: float = 1.0
+    seed: int | None = None
+    client: Any = field(default=None, repr=False)
+    """The OpenAI client (made from the settings above when not given); may be shared."""
+
+    def __post_init__(self) -> None:
+        import openai
+
+        self._retryable = (
+            openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError, openai.InternalServerError,
+            _transport_error(),
+        )
+        self.endpoint = public_url(self.base_url)
+
+        self._openai = openai
+        if self.client is None:
+            self.client = openai.OpenAI(
+                base_url=self.base_url,
+                api_key=self.api_key or os.environ.get("OPENAI_API_KEY") or "none",
+                timeout=self.timeout,
+                max_retries=0,
+            )
+        self._jitter = random.Random(self.seed)
+
+    def complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, usage: Usage | None = None
+    ) -> ReplyMessage:
+        """The assistant message of one completion; requests, retries and tokens are added to
+        `usage` when given."""
+        usage = usage if usage is not None else Usage()
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        if tools:
+            request["tools"] = tools
+        if self.seed is not None:
+            request["seed"] = self.seed
+        for attempt in range(self.retries + 1):
+            try:
+                with self.client.chat.completions.with_streaming_response.create(**request) as response:
+                    content_type = response.headers.get("content-type", "")
+                    body = self._read_bounded(response.iter_bytes())
+            except self._retryable as err:
+                if attempt == self.retries:
+                    raise ModelError(f"{type(err).__name__} from {self.endpoint} after {attempt + 1} attempts: {_cut(err)}") from None
+                usage.retries += 1
+                time.sleep(self.backoff * 2**attempt * (0.5 + self._jitter.random()))
+                continue
+            except self._openai.APIError as err:
+                raise ModelError(f"{type(err).__name__} from {self.endpoint}: {_cut(err)}") from None
+            usage.requests += 1
+            completion = self._parse(body, content_type)
+            if completion.usage is not None:
+                usage.prompt_tokens += completion.usage.prompt_tokens or 0
+                usage.completion_tokens += completion.usage.completion_tokens or 0
+            if not completion.choices:
+                raise ModelError(f"{self.endpoint} answered with no choices")
+            return completion.choices[0].message
+        raise ModelError("unreachable")
+
+    def _read_bounded(self, chunks: Iterator[bytes]) -> bytes:
+        body = bytearray()
+        for chunk in chunks:
+            body += chunk
+            if len(body) > MAX_REPLY_BYTES:
+                raise ModelError(f"{self.endpoint} sent a reply over {MAX_REPLY_BYTES} bytes")
+        return bytes(body)
+
+    def _parse(self, body: bytes, content_type: str) -> Completion:
+        try:
+            return Completion.model_validate_json(body)
+        except ValidationError as err:
+            first = err.errors()[0]
+            if first["type"] == "json_invalid":
+                raise ModelError(
+                    f"{self.endpoint} answered with a body that is not JSON "
+                    f"({content_type or 'no content type'}, {len(body)} bytes: {_cut(body[:80])})"
+                ) from None
+            where = ".".join(str(part) for part in first["loc"]) or "the reply"
+            raise ModelError(f"{self.endpoint} answered with JSON that is not a chat completion ({where}: {first['msg']})") from None
+
+
+@dataclass
 class ChatAgent:
     """`ChatAgent(base_url, model)`: one episode at a time; `sibling(seed)` makes the next one."""
 
@@ -107,23 +206,13 @@ class ChatAgent:
     """Its turns wait on the network: the evaluator runs them in parallel."""
 
     def __post_init__(self) -> None:
-        import openai
-
-        self._retryable = (
-            openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError, openai.InternalServerError,
-            _transport_error(),
+        self._chat = ChatClient(
+            base_url=self.base_url, model=self.model, api_key=self.api_key, temperature=self.temperature,
+            max_tokens=self.max_tokens, timeout=self.timeout, retries=self.retries, backoff=self.backoff,
+            seed=self.seed, client=self.client,
         )
-        self.endpoint = public_url(self.base_url)
-
-        self._openai = openai
-        if self.client is None:
-            self.client = openai.OpenAI(
-                base_url=self.base_url,
-                api_key=self.api_key or os.environ.get("OPENAI_API_KEY") or "none",
-                timeout=self.timeout,
-                max_retries=0,
-            )
-        self._jitter = random.Random(self.seed)
+        self.client = self._chat.client
+        self.endpoint = self._chat.endpoint
 
     def sibling(self, seed: int | None) -> ChatAgent:
         """A fresh agent for another episode, sharing this one's client (and its connection pool:
@@ -150,59 +239,7 @@ class ChatAgent:
         return reply.content or ""
 
     def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> ReplyMessage:
-        request: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-        }
-        if tools:
-            request["tools"] = tools
-        if self.seed is not None:
-            request["seed"] = self.seed
-        for attempt in range(self.retries + 1):
-            try:
-                with self.client.chat.completions.with_streaming_response.create(**request) as response:
-                    content_type = response.headers.get("content-type", "")
-                    body = self._read_bounded(response.iter_bytes())
-            except self._retryable as err:
-                if attempt == self.retries:
-                    raise ModelError(f"{type(err).__name__} from {self.endpoint} after {attempt + 1} attempts: {_cut(err)}") from None
-                self.usage.retries += 1
-                time.sleep(self.backoff * 2**attempt * (0.5 + self._jitter.random()))
-                continue
-            except self._openai.APIError as err:
-                raise ModelError(f"{type(err).__name__} from {self.endpoint}: {_cut(err)}") from None
-            self.usage.requests += 1
-            completion = self._parse(body, content_type)
-            if completion.usage is not None:
-                self.usage.prompt_tokens += completion.usage.prompt_tokens or 0
-                self.usage.completion_tokens += completion.usage.completion_tokens or 0
-            if not completion.choices:
-                raise ModelError(f"{self.endpoint} answered with no choices")
-            return completion.choices[0].message
-        raise ModelError("unreachable")
-
-    def _read_bounded(self, chunks: Iterator[bytes]) -> bytes:
-        body = bytearray()
-        for chunk in chunks:
-            body += chunk
-            if len(body) > MAX_REPLY_BYTES:
-                raise ModelError(f"{self.endpoint} sent a reply over {MAX_REPLY_BYTES} bytes")
-        return bytes(body)
-
-    def _parse(self, body: bytes, content_type: str) -> Completion:
-        try:
-            return Completion.model_validate_json(body)
-        except ValidationError as err:
-            first = err.errors()[0]
-            if first["type"] == "json_invalid":
-                raise ModelError(
-                    f"{self.endpoint} answered with a body that is not JSON "
-                    f"({content_type or 'no content type'}, {len(body)} bytes: {_cut(body[:80])})"
-                ) from None
-            where = ".".join(str(part) for part in first["loc"]) or "the reply"
-            raise ModelError(f"{self.endpoint} answered with JSON that is not a chat completion ({where}: {first['msg']})") from None
+        return self._chat.complete(messages, tools, self.usage)
 
 
 def public_url(url: str) -> str:

@@ -12,7 +12,7 @@ answers the current user request; the next request is then revealed, or the epis
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from mcpgym.envs.tool_scope import Scope, shown_servers, shown_tools
 from mcpgym.servers.toolbox import Toolbox
 from mcpgym.tasks.trajectory import CallRecord, Trajectory, status_of_error
 from mcpgym.servers.catalog import load_server
-from mcpgym.servers.kernel.initial_state import InitialStateError, check_patch
+from mcpgym.servers.kernel.initial_state import InitialStateError
 from mcpgym.servers.kernel.memo import BoundedCache
 from mcpgym.servers.kernel.tools import strict_function
 from mcpgym.servers.kernel.truncation import truncate_result
@@ -61,11 +61,12 @@ VIEWS_KEPT = 256
 
 @dataclass(frozen=True)
 class EpisodeView:
-    """What an episode shows of the env: its tool schemas (`finish` last), their names, and
-    the system prompt (the instructions of the servers shown)."""
+    """What an episode shows of the env at one turn: its tool schemas (`finish` last), the
+    (server, tool) behind each name shown, and the system prompt (the instructions of the
+    servers shown)."""
 
     tools: FrozenList
-    names: frozenset[str]
+    routes: FrozenDict
     system: str
 
 
@@ -143,7 +144,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self.observation_space = spaces.Dict({"messages": Conversation(), "tools": ToolList(every_tool)})
         self.action_space = AssistantTurn([t["function"]["name"] for t in every_tool])
         self._views: BoundedCache[EpisodeView] = BoundedCache(VIEWS_KEPT)
-        self._view = EpisodeView(every_tool, frozenset(), "")
+        self._view = EpisodeView(every_tool, FrozenDict(), "")
         self._messages: list[FrozenDict] = []
         self._ended = False
         self.task: Task | None = None
@@ -159,7 +160,8 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         chosen = self._pick_task(choice) if choice is not None else None
         super().reset(seed=seed)
         task = chosen or self._seeded_task()
-        self._view = self._episode_view(task)
+        self._shown_servers = shown_servers(self.toolbox.servers, task.servers, self.tool_scope, self.distractors, self.np_random)
+        self._view = self._episode_view(task, 0)
         self.toolbox.reset(task.seed, states=task.initial_state)
         self.task = task
         self._ids = itertools.count(1)
@@ -199,6 +201,8 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
             self.trajectory.answers.append(finished if finished is not None else parsed.answer)
             self._turn += 1
             if self._turn < len(self.task.turns):
+                if self.task.turns[self._turn].reveals:
+                    self._view = self._episode_view(self.task, self._turn)
                 self._add_message({"role": "user", "content": self.task.turns[self._turn].user})
             else:
                 terminated = True
@@ -259,7 +263,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 finished = "\n".join(p for p in (parsed.answer, str(answer)) if p)
                 self._add_message(self._tool_message(call, "ok"))
                 continue
-            route = self.toolbox.route(call.name) if call.name in self._view.names else None
+            route = self._view.routes.get(call.name)
             record = CallRecord(
                 turn=self._turn,
                 tool=call.name,
@@ -276,7 +280,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 self._record(record.model_copy(update={"status": "rejected", "error": message}))
                 continue
             self._budget_used += 1
-            result = self.toolbox.call(call.name, call.arguments, shown=self._view.names)
+            result = self.toolbox.call_at(route, call.name, call.arguments, shown=self._view.routes)
             if result.ok:
                 record.result = result.data
             else:
@@ -354,11 +358,17 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         missing = set(task.servers) - set(self.toolbox.servers)
         if missing:
             raise ValueError(f"task {task.id} needs servers {sorted(missing)}, not mounted in this env")
-        for server, patch in (task.initial_state or {}).items():
+        for server, state in (task.initial_state or {}).items():
             try:
-                check_patch(load_server(server), patch)
+                load_server(server).check_state(state)
             except InitialStateError as err:
                 raise InitialStateError(f"task {task.id}, initial state of {server}: {err}") from None
+        if task.tool_names == "own":
+            seen: dict[str, str] = {}
+            for _, (server, tool) in self.toolbox.routes():
+                if server in task.servers and seen.setdefault(tool, server) != server:
+                    raise ValueError(f"task {task.id} names tools by their own names, but {seen[tool]} and {server} "
+                                     f"both have a tool named {tool!r}")
         names = self._needed_tools(task)
         hidden = sorted(name for name in names if self.toolbox.route(name) is None)
         if hidden:
@@ -371,16 +381,28 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         """The public names of the tools the task's ground truth calls."""
         return frozenset(self.toolbox.public_name(call.server or task.servers[0], call.tool) for call in task.calls)
 
-    def _episode_view(self, task: Task) -> EpisodeView:
-        """The tools and system prompt of an episode on `task` (built once per set of tools)."""
-        servers = shown_servers(self.toolbox.servers, task.servers, self.tool_scope, self.distractors, self.np_random)
+    def _episode_view(self, task: Task, turn: int) -> EpisodeView:
+        """The tools and system prompt of an episode on `task` at `turn`: the tools of the
+        servers shown, less those the task reveals only later, under the task's naming
+        (built once per set of tools)."""
+        servers = self._shown_servers
         names = shown_tools(self.toolbox, servers, task.servers, self._needed_tools(task), self.max_tools)
-        return self._views.get((servers, names), lambda: EpisodeView(
-            freeze(self._shown_schemas(names)), frozenset(names), self._system_prompt(servers)))
+        later = {route for route, shown_from in task.revealed_at().items() if shown_from > turn}
+        routes = {name: route for name in names if (route := self.toolbox.route(name)) not in later}  # type: ignore[misc]
+        own = task.tool_names == "own"
+        return self._views.get((servers, tuple(routes), own), lambda: EpisodeView(
+            freeze(self._shown_schemas(routes, own)),
+            FrozenDict({(tool if own else name): (server, tool) for name, (server, tool) in routes.items()}),
+            self._system_prompt(servers)))
 
-    def _shown_schemas(self, names: Collection[str] | None) -> list[dict[str, Any]]:
-        """The schemas of the tools in `names` (default all), then `finish`: strict if asked."""
-        schemas = [*self.toolbox.schemas(names), FINISH_SCHEMA]
+    def _shown_schemas(self, routes: Mapping[str, tuple[str, str]] | None, own: bool = False) -> list[dict[str, Any]]:
+        """The schemas of the tools in `routes` (default all), then `finish`: each under its
+        own name if `own`, strict if asked."""
+        schemas = self.toolbox.schemas(None if routes is None else list(routes))
+        if own:
+            schemas = [{**entry, "function": {**entry["function"], "name": routes[entry["function"]["name"]][1]}}  # type: ignore[index]
+                       for entry in schemas]
+        schemas = [*schemas, FINISH_SCHEMA]
         return [strict_function(s) for s in schemas] if self.strict_tools else schemas
 
     def _system_prompt(self, servers: Sequence[str]) -> str:

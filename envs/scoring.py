@@ -12,6 +12,7 @@ The reward must be a finite number (booleans are not numbers here).
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable, Mapping
 from numbers import Real
@@ -34,20 +35,28 @@ class Breakdown(BaseModel):
     reward: float
 
 
+BENCHMARK_REWARDS = {"bfcl": "mcpgym.external.bfcl.reward:BfclReward"}
+"""Rewards that score another benchmark's tasks with its own checker, by name."""
+
+
 def presets() -> tuple[str, ...]:
-    """The names of the reward presets of `mcpgym.rewards`."""
+    """The names of the reward presets: those of `mcpgym.rewards`, then the benchmarks'."""
     from mcpgym.rewards.compose import PRESETS
 
-    return tuple(PRESETS)
+    return (*PRESETS, *BENCHMARK_REWARDS)
 
 
 def make_reward(reward: str | RewardFn) -> RewardFn:
-    """A preset name of `mcpgym.rewards` (dense, outcome-only, process-only) or a callable."""
+    """A preset name (dense, outcome-only, process-only of `mcpgym.rewards`; `bfcl` for BFCL's
+    own checker) or a callable."""
     if callable(reward):
         return reward
     if not isinstance(reward, str) or reward not in presets():
         names = ", ".join(repr(name) for name in presets())
         raise ValueError(f"reward must be a preset ({names}) or a callable (task, trajectory) -> reward, got {reward!r}")
+    if reward in BENCHMARK_REWARDS:
+        module, _, name = BENCHMARK_REWARDS[reward].partition(":")
+        return getattr(importlib.import_module(module), name)()  # type: ignore[no-any-return]
     from mcpgym.rewards.compose import Rewarder
 
     return Rewarder(reward)  # type: ignore[arg-type]

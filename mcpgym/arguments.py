@@ -234,7 +234,9 @@ def server_list(given: Sequence[str] | None, default: Sequence[str] = ()) -> lis
 QUIET_HELP = "print only the results: no progress bar, no episode transcripts"
 """What `--quiet` means, in every command that has it."""
 TASKS_HELP = ("a JSONL task file, or a set: shipped (every hand-written task), handwritten, synth, synth-train, "
-              "synth-test, a server name (its shipped tasks) or a shipped file's stem such as workspace")
+              "synth-test, a server name (its shipped tasks), a shipped file's stem such as workspace, or BFCL's "
+              "multi-turn tasks (needs bfcl-eval, docs/bfcl.md): bfcl-multi-turn (all 800), bfcl-multi-turn-base, "
+              "bfcl-multi-turn-miss-func, bfcl-multi-turn-miss-param, bfcl-multi-turn-long-context")
 
 
 def add_servers(parser: argparse._ActionsContainer, meaning: str, default: str | None = None, one: bool = False) -> None:
@@ -365,7 +367,10 @@ def task_source(text: str) -> TaskSource:
     if text == "shipped":
         tasks = shipped_tasks()
     elif text in TASK_SETS:
-        tasks = named_tasks(text)
+        try:
+            tasks = named_tasks(text)
+        except ImportError as err:
+            raise argparse.ArgumentTypeError(f"the task set {text} needs another benchmark's package: {err}") from None
     elif text in server_names():
         tasks = [t for t in shipped_tasks() if t.servers == [text]]
     elif text in stems:

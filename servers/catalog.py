@@ -18,10 +18,18 @@ from importlib.metadata import distributions
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpgym.servers.kernel.object_server import ObjectServerSpec
     from mcpgym.servers.kernel.spec import ServerSpec
+
+    AnySpec = ServerSpec | ObjectServerSpec
 
 ENTRY_POINT_GROUP = "mcpgym.servers"
 """The entry-point group a distribution declares its servers in."""
+
+BENCHMARK_GROUP = "mcpgym.benchmark_servers"
+"""The entry-point group of servers that serve another benchmark's backends (BFCL's): they
+are loaded by name like any server, but are not part of the seeded world, so `server_names`
+leaves them out (`benchmark_server_names` lists them)."""
 
 SERVER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 """What a server name may be: it prefixes public tool names and makes env ids."""
@@ -76,12 +84,12 @@ def declarations(group: str) -> list[Declaration]:
 
 
 @cache
-def discovered() -> dict[str, Declaration]:
-    """Every installed server by name: mcpgym's own first, then the other distributions', each
-    by name. A malformed name, or a name two distributions both claim, is left out with a
-    warning (one broken plugin never hides the other servers)."""
+def discovered(group: str = ENTRY_POINT_GROUP) -> dict[str, Declaration]:
+    """Every installed server of `group` by name: mcpgym's own first, then the other
+    distributions', each by name. A malformed name, or a name two distributions both claim,
+    is left out with a warning (one broken plugin never hides the other servers)."""
     found: dict[str, Declaration] = {}
-    for entry in sorted(declarations(ENTRY_POINT_GROUP), key=lambda e: (e.distribution != "mcpgym", e.name)):
+    for entry in sorted(declarations(group), key=lambda e: (e.distribution != "mcpgym", e.name)):
         if not SERVER_NAME.match(entry.name):
             warnings.warn(f"mcpgym: ignoring server {entry.name!r} of {entry.distribution}: a server name is "
                           f"lowercase letters, digits and _ (at most 32), starting with a letter", stacklevel=2)
@@ -98,20 +106,27 @@ def server_names() -> list[str]:
     return list(discovered())
 
 
-def load_server(name: str) -> ServerSpec:
-    """The `ServerSpec` of server `name`; a clear error names the servers there are."""
-    entry = discovered().get(name)
+def benchmark_server_names() -> list[str]:
+    """The names of the installed servers of other benchmarks (`BENCHMARK_GROUP`)."""
+    return [name for name in discovered(BENCHMARK_GROUP) if name not in discovered()]
+
+
+def load_server(name: str) -> AnySpec:
+    """The spec of server `name` (a `ServerSpec`, or an `ObjectServerSpec` for an object
+    server), a world server or a benchmark's; a clear error names the servers there are."""
+    entry = discovered().get(name) or discovered(BENCHMARK_GROUP).get(name)
     if entry is None:
-        raise ServerNotFound(f"unknown server {name!r}; servers: {', '.join(discovered())}")
+        raise ServerNotFound(f"unknown server {name!r}; servers: {', '.join([*discovered(), *benchmark_server_names()])}")
     return _load(entry)
 
 
 @cache
-def _load(entry: Declaration) -> ServerSpec:
+def _load(entry: Declaration) -> AnySpec:
+    from mcpgym.servers.kernel.object_server import ObjectServerSpec
     from mcpgym.servers.kernel.spec import ServerSpec
 
     spec = entry.load()
-    if not isinstance(spec, ServerSpec):
+    if not isinstance(spec, ServerSpec | ObjectServerSpec):
         raise TypeError(f"server {entry.name!r} ({entry.target}, from {entry.distribution}) is not a ServerSpec")
     if spec.name != entry.name:
         raise ValueError(f"server {entry.name!r} ({entry.target}, from {entry.distribution}) "

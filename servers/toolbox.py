@@ -13,8 +13,14 @@ from mcpgym.servers.catalog import load_server
 from mcpgym.servers.kernel.database import RowChange
 from mcpgym.servers.kernel.errors import UnknownToolError
 from mcpgym.servers.kernel.initial_state import RowPatch
+from mcpgym.servers.kernel.object_server import ObjectSession
+from mcpgym.servers.kernel.object_state import ObjectState
 from mcpgym.servers.kernel.session import ToolResult, ToolSession
 from mcpgym.servers.kernel.tools import ToolSpec
+
+
+Session = ToolSession | ObjectSession
+"""A server's live state: a database session or an object server's session."""
 
 
 def public_tool_name(server: str, tool: str, prefixed: bool) -> str:
@@ -33,7 +39,7 @@ class Toolbox:
         if len(set(servers)) != len(servers):
             raise ValueError(f"servers listed twice: {list(servers)}")
         self.servers = tuple(servers)
-        self.sessions = {name: ToolSession(load_server(name), seed) for name in self.servers}
+        self.sessions: dict[str, Session] = {name: load_server(name).open(seed) for name in self.servers}
         self.prefixed = len(self.servers) > 1
         self._routes: dict[str, tuple[str, ToolSpec]] = {}
         for server, session in self.sessions.items():
@@ -63,7 +69,7 @@ class Toolbox:
         return [tool.openai_schema(name) for name, (_, tool) in self._routes.items() if names is None or name in names]
 
     def reset(
-        self, seed: int, servers: Sequence[str] | None = None, states: Mapping[str, RowPatch] | None = None
+        self, seed: int, servers: Sequence[str] | None = None, states: Mapping[str, RowPatch | ObjectState] | None = None
     ) -> None:
         """Restore the initial state of every server (or only of `servers`): the seeded world
         of `seed`, patched by `states[server]` where given. Every patch is checked (or found)
@@ -74,9 +80,8 @@ class Toolbox:
         unknown = sorted(set(states) - set(chosen))
         if unknown:
             raise ValueError(f"initial states given for servers {unknown}, not among those reset: {chosen}")
-        for name, patch in states.items():
-            if patch.root:
-                self.sessions[name].spec.patched(seed, patch)
+        for name, state in states.items():
+            self.sessions[name].spec.prepare_state(seed, state)
         for name in chosen:
             self.sessions[name].reset(seed, states.get(name))
 
@@ -84,9 +89,13 @@ class Toolbox:
         """Call a tool by its public name; unknown names (and, given `shown`, the names not in
         it) answer with an `unknown_tool` error listing the tools there are."""
         route = self.route(name) if shown is None or name in shown else None
+        return self.call_at(route, name, arguments, shown if shown is not None else self._routes)
+
+    def call_at(self, route: tuple[str, str] | None, name: str, arguments: Any, shown: Collection[str]) -> ToolResult:
+        """Call the tool `route` (server, tool) names; with no route, `name` is unknown: the
+        `unknown_tool` error lists the names in `shown`."""
         if route is None:
-            listing = ", ".join(name for name in self._routes if shown is None or name in shown)
-            error = UnknownToolError(f"no tool named {name!r}. Tools: {listing}")
+            error = UnknownToolError(f"no tool named {name!r}. Tools: {', '.join(shown)}")
             return ToolResult(tool=name, ok=False, error=error.render())
         server, tool = route
         return self.sessions[server].call(tool, arguments)

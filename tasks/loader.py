@@ -81,7 +81,17 @@ def synthesized_tasks(split: str | None = None, servers: Sequence[str] | None = 
     return tasks
 
 
-TASK_SETS = ("handwritten", "synth", "synth-train", "synth-test")
+BENCHMARK_SETS = {
+    "bfcl-multi-turn": "all",
+    "bfcl-multi-turn-base": "base",
+    "bfcl-multi-turn-miss-func": "miss_func",
+    "bfcl-multi-turn-miss-param": "miss_param",
+    "bfcl-multi-turn-long-context": "long_context",
+}
+"""Other benchmarks' task sets (set name -> BFCL category), read from the installed `bfcl-eval`
+package (docs/bfcl.md); without it, asking for one raises an ImportError naming the install."""
+
+TASK_SETS = ("handwritten", "synth", "synth-train", "synth-test", *BENCHMARK_SETS)
 """Named task sets an environment or `mcpgym eval --tasks` accepts besides a JSONL path."""
 
 
@@ -92,4 +102,9 @@ def named_tasks(name: str, servers: Sequence[str] | None = None) -> list[Task]:
     if name.startswith("synth"):
         split = name.removeprefix("synth").removeprefix("-") or None
         return synthesized_tasks(split, servers)
+    if name in BENCHMARK_SETS:
+        from mcpgym.external.bfcl.tasks import bfcl_tasks
+
+        tasks = bfcl_tasks(BENCHMARK_SETS[name])
+        return [t for t in tasks if servers is None or set(t.servers) <= set(servers)]
     raise KeyError(f"no task set {name!r}; sets: {', '.join(TASK_SETS)} or a JSONL path")

@@ -11,11 +11,12 @@ and checks every recorded value.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mcpgym.servers.kernel.initial_state import RowPatch
+from mcpgym.servers.kernel.object_state import ObjectState
 from mcpgym.tasks.refs import Results, evaluate, referenced_calls
 
 CALL_ID = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -74,12 +75,38 @@ class Fact(_Strict):
         return set(referenced_calls(self.expr))
 
 
+class ToolRef(_Strict):
+    """A tool by its server and its own name."""
+
+    server: str | None = Field(default=None, description="Server of the tool; may be left out when the task has one.")
+    tool: str = Field(min_length=1, max_length=128)
+
+
+def _empty(value: Any) -> bool:
+    return not value
+
+
 class Turn(_Strict):
-    """One user request, the calls that serve it, and the facts its answer must hold."""
+    """One user request, the calls that serve it, and the facts its answer must hold.
+
+    `reveals`: tools the episode shows only from this turn on (hidden before it), as when a
+    user makes more tools available mid-dialogue. `missing`: what the request leaves out (an
+    order number, which of two people): the agent is expected to ask, not to act, and the
+    next turn supplies it; calls made in this turn are guesses."""
 
     user: str = Field(min_length=1)
     calls: list[GroundTruthCall] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
+    reveals: list[ToolRef] = Field(default_factory=list, max_length=256, exclude_if=_empty)
+    missing: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=16, exclude_if=_empty
+    )
+
+    @model_validator(mode="after")
+    def _asks_before_acting(self) -> Turn:
+        if self.missing and (self.calls or self.facts):
+            raise ValueError("a turn that lacks information (`missing`) expects a question: it has no calls or facts")
+        return self
 
 
 class ExpectedChange(_Strict):
@@ -105,11 +132,18 @@ class Task(_Strict):
     id: str = Field(min_length=1)
     servers: list[str] = Field(min_length=1)
     seed: int = 0
-    initial_state: dict[str, RowPatch] | None = Field(
+    initial_state: dict[str, RowPatch | ObjectState] | None = Field(
         default=None,
-        exclude_if=lambda state: not state,
-        description="Server -> a patch of rows applied to its seeded world before the task starts "
-        "(`mcpgym.servers.kernel.initial_state`); left out of the JSON when empty.",
+        exclude_if=_empty,
+        description="Server -> its state before the task starts: for a database server, a patch of rows "
+        "applied to its seeded world (`mcpgym.servers.kernel.initial_state`); for an object server, the "
+        "backend's own configuration (`mcpgym.servers.kernel.object_state`); left out of the JSON when empty.",
+    )
+    tool_names: Literal["env", "own"] = Field(
+        default="env",
+        exclude_if=lambda names: names == "env",
+        description="How the episode names tools: as the env does (prefixed by server when several are "
+        "mounted) or by their own names (`own`), as a benchmark whose tasks use them unprefixed does.",
     )
     turns: list[Turn] = Field(min_length=1)
     expected_changes: list[ExpectedChange] = Field(default_factory=list)
@@ -127,6 +161,13 @@ class Task(_Strict):
     def _references_point_backwards(self) -> Task:
         seen: set[str] = set()
         for turn in self.turns:
+            for ref in turn.reveals:
+                if ref.server is None:
+                    if len(self.servers) > 1:
+                        raise ValueError(f"task {self.id}: revealed tool {ref.tool} must name its server")
+                    ref.server = self.servers[0]
+                elif ref.server not in self.servers:
+                    raise ValueError(f"task {self.id}: revealed tool {ref.tool} is of server {ref.server!r} not in {self.servers}")
             for call in turn.calls:
                 if call.server is None:
                     if len(self.servers) > 1:
@@ -146,6 +187,17 @@ class Task(_Strict):
                     raise ValueError(f"task {self.id}: fact {fact.name!r} refers to unknown calls {sorted(missing)}")
         return self
 
+    @model_validator(mode="after")
+    def _tools_shown_before_use(self) -> Task:
+        revealed = self.revealed_at()
+        for index, turn in enumerate(self.turns):
+            for call in turn.calls:
+                shown_from = revealed.get((call.server or self.servers[0], call.tool), 0)
+                if shown_from > index:
+                    raise ValueError(f"task {self.id}: call {call.id} in turn {index} uses {call.tool}, "
+                                     f"revealed only from turn {shown_from}")
+        return self
+
     @property
     def calls(self) -> list[GroundTruthCall]:
         return [call for turn in self.turns for call in turn.calls]
@@ -159,6 +211,11 @@ class Task(_Strict):
         """Whether every call records its executed `bound` values, so that the executed
         ground truth can be read from the task without running it."""
         return all(call.bound is not None for call in self.calls)
+
+    def revealed_at(self) -> dict[tuple[str, str], int]:
+        """(server, tool) -> the turn from which a held-back tool is shown."""
+        return {(ref.server or self.servers[0], ref.tool): index
+                for index, turn in enumerate(self.turns) for ref in turn.reveals}
 
     @property
     def env_id(self) -> str:

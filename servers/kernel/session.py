@@ -42,11 +42,16 @@ class ToolResult:
     data: dict[str, Any] | None = None
     error: str | None = None
     wrote: bool = False
+    rendered: str | None = None
+    """The success text when the server renders it itself (an object server shows its
+    backend's results as the backend's benchmark does); None: compact JSON of `data`."""
 
     @cached_property
     def text(self) -> str:
         """What a model reads: compact JSON on success, `<code>: <message>` on error."""
         if self.ok:
+            if self.rendered is not None:
+                return self.rendered
             return json.dumps(self.data, ensure_ascii=False, separators=(",", ":"))
         return self.error or ""
 

@@ -368,7 +368,7 @@ class SessionPool(Pool[ToolSession]):
     def admit(self, key: str | None = None) -> Admission[ToolSession]:
         """Set aside room for one session (raises `SessionExists` for a taken `key`, then
         `PoolFull`); build it with `Admission.create`, or release the admission unused."""
-        return self.reserve(lambda _key: ToolSession(self.spec, self.seed), key, self._world_bytes or 0)
+        return self.reserve(lambda _key: self.spec.open(self.seed), key, self._world_bytes or 0)
 
     async def create(self, key: str | None = None) -> str:
         """Admit and build a session in one step; its id."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from importlib.metadata import version
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy
 from sqlalchemy.engine import Engine
@@ -26,12 +27,15 @@ from mcpgym.servers.kernel.database import (
     shared_engine,
     table_layouts,
 )
-from mcpgym.servers.kernel.initial_state import PatchedState, RowPatch, check_against
+from mcpgym.servers.kernel.initial_state import InitialStateError, PatchedState, RowPatch, check_against, check_patch
 from mcpgym.servers.kernel.limits import STORAGE_QUOTA_BYTES
 from mcpgym.servers.kernel.links import linking
 from mcpgym.servers.kernel.memo import BoundedCache
 from mcpgym.servers.kernel.tools import ToolRegistry
 from mcpgym.servers.kernel.world import World, build_world, domain_rng
+
+if TYPE_CHECKING:
+    from mcpgym.servers.kernel.session import ToolSession
 
 Populate = Callable[[Session, World, random.Random], None]
 
@@ -86,6 +90,25 @@ class ServerSpec:
         Kept in memory (the most recently used, up to `SNAPSHOT_BYTES_IN_MEMORY`) and in the
         disk cache, so another process loads it instead of running the seeding again."""
         return _snapshots.get((self, seed), lambda: SeededState(snapshot=_load_or_build(self, seed)))
+
+    def open(self, seed: int = 0, state: RowPatch | None = None) -> ToolSession:
+        """A new session on the seeded world of `seed`, patched by `state` if given."""
+        from mcpgym.servers.kernel.session import ToolSession
+
+        return ToolSession(self, seed, state)
+
+    def check_state(self, state: Any) -> None:
+        """Raise `InitialStateError` unless `state` is a row patch that fits the schema (cheap:
+        no world is seeded; `prepare_state` checks it against the seeded rows)."""
+        if not isinstance(state, RowPatch):
+            raise InitialStateError(f"{self.name} takes a patch of rows (a JSON list), not a configuration object")
+        check_patch(self, state)
+
+    def prepare_state(self, seed: int, state: Any) -> None:
+        """Check `state` against the seeded world of `seed` and keep it ready for sessions."""
+        self.check_state(state)
+        if state.root:
+            self.patched(seed, state)
 
     def patched(self, seed: int, patch: RowPatch) -> PatchedState:
         """`patch` checked against the seeded state of `seed` (`InitialStateError` if it does

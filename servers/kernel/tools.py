@@ -187,12 +187,16 @@ class ToolRegistry:
                 destructive=destructive,
                 idempotent=not writes if idempotent is None else idempotent,
             )
-            if spec.name in self._tools:
-                raise ValueError(f"tool {spec.name!r} registered twice")
-            self._tools[spec.name] = spec
+            self.add(spec)
             return fn
 
         return register
+
+    def add(self, spec: ToolSpec) -> None:
+        """Register a tool built without the decorator (an object server's)."""
+        if spec.name in self._tools:
+            raise ValueError(f"tool {spec.name!r} registered twice")
+        self._tools[spec.name] = spec
 
     def get(self, name: str) -> ToolSpec | None:
         return self._tools.get(name)

@@ -1,0 +1,142 @@
+"""BFCL multi-turn played in mcpgym's env and scored by BFCL's own checker (`reward="bfcl"`).
+
+Needs `pip install --no-deps bfcl-eval==2026.3.23 mpmath` (the Makefile's test install does
+it); without it these tests are skipped with that line as the reason.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+pytest.importorskip("bfcl_eval", reason="install with: pip install --no-deps bfcl-eval==2026.3.23 mpmath")
+
+from mcpgym.baselines.agents import NoOpAgent, OracleAgent  # noqa: E402
+from mcpgym.baselines.rollout import run_episode  # noqa: E402
+from mcpgym.envs import make_env  # noqa: E402
+from mcpgym.envs.mcp_env import McpEnv  # noqa: E402
+from mcpgym.external.bfcl import package  # noqa: E402
+from mcpgym.external.bfcl.checker import replay_states  # noqa: E402
+from mcpgym.external.bfcl.package import CLASSES, INSTALL_LINE, BfclMissing, require_bfcl  # noqa: E402
+from mcpgym.external.bfcl.reward import executed_calls  # noqa: E402
+from mcpgym.external.bfcl.tasks import bfcl_tasks  # noqa: E402
+from mcpgym.servers.catalog import benchmark_server_names, load_server, server_names  # noqa: E402
+from mcpgym.tasks.loader import shipped_tasks  # noqa: E402
+from mcpgym.tasks.model import Task  # noqa: E402
+
+UNSOLVABLE = {"multi_turn_miss_func_49"}
+"""BFCL's ground truth calls `tail` in turn 1, a tool BFCL reveals only at turn 3: no agent
+shown BFCL's tools can pass it, in BFCL or here."""
+
+
+class SkipLastCall(OracleAgent):
+    """The oracle without the task's last ground-truth call."""
+
+    def reset(self, task: Task, observation: dict[str, Any]) -> None:
+        self.skip = frozenset({task.calls[-1].id}) if task.calls else frozenset()
+        super().reset(task, observation)
+
+
+class Envs:
+    """One env per set of servers, reused across tasks (as `mcpgym eval` does)."""
+
+    def __init__(self) -> None:
+        self.envs: dict[tuple[str, ...], McpEnv] = {}
+
+    def __call__(self, task: Task) -> McpEnv:
+        key = tuple(task.servers)
+        if key not in self.envs:
+            self.envs[key] = make_env(list(key), tasks=[task], reward="bfcl", max_turns=200, max_calls=400)
+        return self.envs[key]
+
+
+def sample() -> list[Task]:
+    """Every 10th task of each category, and scenario 173 of each (text ticket ids)."""
+    tasks = bfcl_tasks()
+    return [t for i, t in enumerate(tasks) if i % 10 == 3 or t.id.endswith("_173") or t.id in UNSOLVABLE]
+
+
+def sweep(tasks: list[Task]) -> dict[str, dict[str, float]]:
+    envs = Envs()
+    return {name: {task.id: run_episode(envs(task), make(), task).reward for task in tasks}
+            for name, make in (("oracle", OracleAgent), ("nothing", NoOpAgent), ("skip-last", SkipLastCall))}
+
+
+def check_sweep(tasks: list[Task]) -> None:
+    rewards = sweep(tasks)
+    failed = sorted(task_id for task_id, reward in rewards["oracle"].items() if reward != 1.0)
+    assert set(failed) == UNSOLVABLE & set(rewards["oracle"]), failed
+    assert not any(rewards["nothing"].values()), "an agent that does nothing passes no task"
+    assert not any(rewards["skip-last"].values()), "leaving out the last ground-truth call fails every task"
+
+
+def test_the_oracle_passes_bfcls_checker_and_near_misses_do_not_on_a_sample() -> None:
+    tasks = sample()
+    assert {t.id for t in tasks} >= {f"multi_turn_{c}_173" for c in package.CATEGORIES}
+    check_sweep(tasks)
+
+
+@pytest.mark.slow
+def test_the_oracle_passes_799_of_800_and_near_misses_none() -> None:
+    check_sweep(bfcl_tasks())
+
+
+@pytest.mark.parametrize("task_id", ["multi_turn_base_0", "multi_turn_long_context_7", "multi_turn_base_90",
+                                     "multi_turn_miss_param_12", "multi_turn_base_147"])
+def test_the_envs_final_state_equals_bfcls_own_replay(task_id: str) -> None:
+    [task] = [t for t in bfcl_tasks() if t.id == task_id]
+    env = Envs()(task)
+    assert run_episode(env, OracleAgent(), task).reward == 1.0
+    replayed = replay_states(task_id, executed_calls(task, env.trajectory))
+    for server, session in env.toolbox.sessions.items():
+        live = {k: v for k, v in vars(session.backend).items() if not k.startswith("_")}
+        assert live == replayed[CLASSES[server]], server
+
+
+def test_tools_added_mid_dialogue_are_shown_only_from_their_turn() -> None:
+    task = next(t for t in bfcl_tasks("miss_func") if any(turn.reveals for turn in t.turns))
+    reveal_turn = next(i for i, turn in enumerate(task.turns) if turn.reveals)
+    held = {ref.tool for ref in task.turns[reveal_turn].reveals}
+    env = Envs()(task)
+    observation, _ = env.reset(options={"task": task})
+    for turn in range(len(task.turns)):
+        shown = {tool["function"]["name"] for tool in observation["tools"]}
+        assert (held <= shown) == (turn >= reveal_turn), (turn, held)
+        observation, *_ = env.step("I cannot do that yet.")
+
+
+def test_names_are_bfcls_own_and_miss_param_turns_expect_no_call() -> None:
+    task = next(t for t in bfcl_tasks("miss_param") if len(t.servers) == 2)
+    observation, _ = Envs()(task).reset(options={"task": task})
+    names = {tool["function"]["name"] for tool in observation["tools"]}
+    assert not any(name.startswith("bfcl_") for name in names)
+    assert any(not turn.calls for turn in task.turns), "a miss_param task has a turn whose ground truth is no call"
+
+
+def test_miss_param_tasks_pass_the_oracle_and_fail_doing_nothing() -> None:
+    task = next(t for t in bfcl_tasks("miss_param") if t.turns[0].calls)
+    env = Envs()(task)
+    rewards = {run_episode(env, OracleAgent(), task).reward, run_episode(env, NoOpAgent(), task).reward}
+    assert rewards == {0.0, 1.0}
+
+
+def test_bfcl_servers_are_listed_apart_from_the_world() -> None:
+    assert set(benchmark_server_names()) == set(CLASSES)
+    assert not set(CLASSES) & set(server_names())
+    assert len(load_server("bfcl_files").tools) == len(package.function_docs("GorillaFileSystem"))
+
+
+def test_the_bfcl_reward_refuses_other_tasks() -> None:
+    [task] = [t for t in shipped_tasks(["zendesk"]) if t.id == "zendesk-billing-queue-audit"]
+    env = make_env(["zendesk"], tasks=[task], reward="bfcl")
+    with pytest.raises(ValueError, match="scores BFCL tasks"):
+        run_episode(env, NoOpAgent(), task)
+
+
+def test_without_the_package_the_error_is_the_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "bfcl_eval", None)
+    with pytest.raises(BfclMissing) as caught:
+        require_bfcl()
+    assert str(caught.value) == INSTALL_LINE == "pip install --no-deps bfcl-eval==2026.3.23 mpmath"
