@@ -72,11 +72,23 @@ def summarize_run(records: list[dict[str, Any]]) -> dict[str, Any]:
     for record in records:
         groups["server"]["+".join(record["servers"])].append(record)
         groups["difficulty"][difficulty_bucket(record["ground_truth_calls"])].append(record)
-    return {
+    summary = {
         "overall": summarize(records),
         "by_server": {key: summarize(rs) for key, rs in sorted(groups["server"].items())},
         "by_difficulty": {key: summarize(rs) for key, rs in sorted(groups["difficulty"].items())},
     }
+    categories: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        if str(record.get("family", "")).startswith(BENCHMARK_FAMILIES):
+            categories[record["family"]].append(record)
+    if categories:
+        summary["by_category"] = {key: summarize(rs) for key, rs in sorted(categories.items())}
+    return summary
+
+
+BENCHMARK_FAMILIES = ("bfcl:",)
+"""Families that are another benchmark's categories (`bfcl:base`, ...): a run over their tasks
+also reports each category, as the benchmark does."""
 
 
 SHOWN_KS = 10
@@ -114,6 +126,7 @@ def markdown_table(summary: dict[str, Any]) -> str:
         return "| " + " | ".join(cells) + " |"
 
     lines += [row(f"server {k}", s) for k, s in summary["by_server"].items()]
+    lines += [row(k, s) for k, s in summary.get("by_category", {}).items()]
     lines += [row(k, s) for k, s in summary["by_difficulty"].items()]
     lines.append(row("**overall**", summary["overall"]))
     return "\n".join(lines)
@@ -121,10 +134,13 @@ def markdown_table(summary: dict[str, Any]) -> str:
 
 def task_family(task_id: str, tags: Iterable[str] = ()) -> str:
     """The family a task belongs to: a synthesized task's `family:` tag (or its id without the
-    `-00042` counter), `hand-written` for the others."""
+    `-00042` counter), another benchmark's category tag (`bfcl:base`), `hand-written` for the
+    others."""
     for tag in tags:
         if tag.startswith("family:") and len(tag) > len("family:"):
             return tag.removeprefix("family:")
+        if tag.startswith(BENCHMARK_FAMILIES):
+            return tag
     match = _SYNTH_ID.match(task_id)
     return match.group(1) if match else HAND_WRITTEN
 

@@ -8,8 +8,10 @@ Each task's ground-truth calls are run turn by turn three ways:
   with a reward that costs nothing;
 - mcpgym env + bfcl reward: the same with `reward="bfcl"`, which adds BFCL's checker at the
   end of each episode (it replays the episode's calls and the ground truth again).
-Rounds alternate between the three and the table shows medians per call and the ratio to
-BFCL's executor.
+- BFCL executor + checker: BFCL's whole path, inference's executor then evaluation's checker
+  (which replays the calls and the ground truth again).
+Rounds alternate between them and the table shows medians per call and the ratios to BFCL's
+executor alone and to its whole path.
 
 Usage: python benchmarks/bench_bfcl.py [--category base] [--tasks 100] [--rounds 3]
 Needs `pip install --no-deps bfcl-eval==2026.3.23 mpmath`.
@@ -48,6 +50,20 @@ def bfcl_executor(tasks: list[Task]) -> float:
         total += time.perf_counter() - start
         for name in [name for name in vars(multi_turn_utils) if name.startswith(model)]:
             delattr(multi_turn_utils, name)
+    return total
+
+
+def bfcl_checker(tasks: list[Task]) -> float:
+    """Seconds for BFCL's checker to score every task's ground truth (as its evaluation does
+    after inference: it runs the model's calls and the ground truth again)."""
+    from mcpgym.external.bfcl.checker import check_episode
+
+    total = 0.0
+    for task in tasks:
+        calls = [[(call.tool, call.arguments) for call in turn.calls] for turn in task.turns]
+        start = time.perf_counter()
+        check_episode(task.id, calls)
+        total += time.perf_counter() - start
     return total
 
 
@@ -95,16 +111,20 @@ def main() -> None:
     envs: dict[tuple[str, ...], McpEnv] = {}
     mcpgym_env(tasks[:5], no_reward, envs)
     mcpgym_env(tasks[:5], "bfcl", envs)  # warm: imports and caches
-    times: dict[str, list[float]] = {"BFCL executor": [], "mcpgym env": [], "mcpgym env + bfcl reward": []}
+    times: dict[str, list[float]] = {"BFCL executor": [], "BFCL executor + checker": [], "mcpgym env": [],
+                                     "mcpgym env + bfcl reward": []}
     for _ in range(args.rounds):
-        times["BFCL executor"].append(bfcl_executor(tasks))
+        executor = bfcl_executor(tasks)
+        times["BFCL executor"].append(executor)
+        times["BFCL executor + checker"].append(executor + bfcl_checker(tasks))
         times["mcpgym env"].append(mcpgym_env(tasks, no_reward, envs))
         times["mcpgym env + bfcl reward"].append(mcpgym_env(tasks, "bfcl", envs))
     base = statistics.median(times["BFCL executor"])
-    rows = [["path", "µs per call", "vs BFCL executor"]]
+    scored = statistics.median(times["BFCL executor + checker"])
+    rows = [["path", "µs per call", "vs BFCL executor", "vs BFCL executor + checker"]]
     for name, values in times.items():
         median = statistics.median(values)
-        rows.append([name, f"{1e6 * median / calls:.0f}", f"{median / base:.2f}x"])
+        rows.append([name, f"{1e6 * median / calls:.0f}", f"{median / base:.2f}x", f"{median / scored:.2f}x"])
     print(f"{len(tasks)} BFCL {args.category} tasks, {calls} ground-truth calls, median of {args.rounds} rounds\n")
     print(text_table(rows))
 

@@ -28,6 +28,7 @@ from mcpgym.envs.options import EnvOptions, ResetOptions, checked
 from mcpgym.envs.scoring import RewardFn, as_breakdown, make_reward
 from mcpgym.envs.shared_memory import ConversationChannels  # noqa: F401  (async vector envs' transport for our spaces)
 from mcpgym.envs.spaces import AssistantTurn, Conversation, ToolList
+from mcpgym.envs.user_simulator import LlmUser, LlmUserConfig, UserReply
 from mcpgym.envs.tool_scope import Scope, shown_servers, shown_tools
 from mcpgym.servers.toolbox import Toolbox
 from mcpgym.tasks.trajectory import CallRecord, Trajectory, status_of_error
@@ -92,6 +93,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         distractors: int = 0,
         max_tools: int | None = None,
         strict_tools: bool = False,
+        user: str | LlmUserConfig | dict[str, Any] = "scripted",
     ) -> None:
         """`tools`: expose only these tools (public names; default all), e.g. to keep a small
         model's prompt short; tasks whose ground truth needs another tool are refused.
@@ -103,6 +105,10 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         `strict_tools`: `tools` in OpenAI's strict form (every property required, optional
         ones nullable, `"strict": true`); a null sent for an optional argument means "not given".
         `max_action_chars`: longer actions are answered with a `format_error` and not run.
+        `user`: "scripted" (the task's turns, word for word: deterministic and free) or an
+        `LlmUserConfig` (or its dict) for an LLM that plays the user from the task's script
+        (`mcpgym.envs.user_simulator`): it rewords the requests, answers the agent's questions
+        within a turn (up to its `max_replies_per_turn`), and moves on when a request is done.
         Every option is checked (`mcpgym.envs.options.EnvOptions`): a wrong type or value is
         a `ValueError` that names it."""
         options = checked(
@@ -122,6 +128,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 "distractors": distractors,
                 "max_tools": max_tools,
                 "strict_tools": strict_tools,
+                "user": user,
             },
             "environment options",
         )
@@ -140,6 +147,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self.shaping = options.shaping
         self.render_mode = options.render_mode
         self.strict_tools = options.strict_tools
+        self.user = None if options.user == "scripted" else LlmUser(options.user)
         every_tool = freeze(self._shown_schemas(None))
         self.observation_space = spaces.Dict({"messages": Conversation(), "tools": ToolList(every_tool)})
         self.action_space = AssistantTurn([t["function"]["name"] for t in every_tool])
@@ -175,8 +183,14 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self._shaped = 0.0
         self._rendered = 0
         self._messages = []
+        self._user_errors: list[str] = []
+        self._replies = 0
         self._add_message({"role": "system", "content": self._view.system})
-        self._add_message({"role": "user", "content": self.task.turns[0].user})
+        opening = self.task.turns[0].user
+        if self.user is not None:
+            reply = self.user.start(self.task)
+            opening = self._heard(reply)
+        self._add_message({"role": "user", "content": opening})
         return self._observation(), {"task_id": self.task.id, "turn": 0, "turns": len(self.task.turns)}
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
@@ -198,14 +212,21 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         answered = finished is not None or (not parsed.calls and not parsed.errors)
         terminated = False
         if answered:
-            self.trajectory.answers.append(finished if finished is not None else parsed.answer)
-            self._turn += 1
-            if self._turn < len(self.task.turns):
-                if self.task.turns[self._turn].reveals:
-                    self._view = self._episode_view(self.task, self._turn)
-                self._add_message({"role": "user", "content": self.task.turns[self._turn].user})
+            reply = self._user_reply()
+            if reply is not None and reply.kind == "answer":
+                self._replies += 1
+                self._add_message({"role": "user", "content": self._heard(reply)})
             else:
-                terminated = True
+                self.trajectory.answers.append(finished if finished is not None else parsed.answer)
+                self._turn += 1
+                self._replies = 0
+                if self._turn < len(self.task.turns):
+                    if self.task.turns[self._turn].reveals:
+                        self._view = self._episode_view(self.task, self._turn)
+                    text = self._heard(reply) if reply is not None else self.task.turns[self._turn].user
+                    self._add_message({"role": "user", "content": text})
+                else:
+                    terminated = True
         if not terminated and self._steps >= self.max_turns:
             truncated = True
         info: dict[str, Any] = {
@@ -224,6 +245,8 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 reward, self._shaped = breakdown.reward - self._shaped, breakdown.reward
             else:
                 reward = breakdown.reward
+        if self._user_errors:
+            info["user_errors"] = FrozenList(self._user_errors)
         if self._ended:
             info["state_diff"] = [change.model_dump() for change in self.trajectory.changes]
             info["answers"] = list(self.trajectory.answers)
@@ -289,6 +312,22 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
             self._record(record)
             self._add_message(self._tool_message(call, self._truncate(result.text)))
         return finished, over_budget
+
+    def _user_reply(self) -> UserReply | None:
+        """The LLM user's response to the agent's end of turn (None with the scripted user).
+        A `stop` before the last turn is never returned (the simulator falls back to the
+        script); a `next` at the last turn is a `stop`."""
+        if self.user is None or self.task is None:
+            return None
+        return self.user.reply(self.task, self._turn, self._messages,
+                               allow_answer=self._replies < self.user.max_replies_per_turn)
+
+    def _heard(self, reply: UserReply) -> str:
+        """What the user says in `reply`; an endpoint failure is kept for `info["user_errors"]`
+        (the message is then the script's own text)."""
+        if reply.error is not None:
+            self._user_errors.append(reply.error)
+        return reply.message
 
     def _record(self, record: CallRecord) -> None:
         """Add a call to the trajectory, and its dump (made once) to what `info` shows."""

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, StrictBool, StrictInt, StrictStr, ValidationError
 
 from mcpgym.envs.limits import DEFAULT_MAX_ACTION_CHARS
+from mcpgym.envs.user_simulator import LlmUserConfig
 from mcpgym.tasks.model import Task
 
 
@@ -36,6 +37,8 @@ class EnvOptions(BaseModel):
     max_tools: StrictInt | None = Field(default=None, ge=2, le=10_000)
     strict_tools: StrictBool = False
     """Show the tool schemas in OpenAI's strict form (`mcpgym.servers.kernel.tools.strict_schema`)."""
+    user: Literal["scripted"] | LlmUserConfig = "scripted"
+    """Who plays the user: the task's scripted turns, or an LLM (`mcpgym.envs.user_simulator`)."""
 
 
 class ResetOptions(BaseModel):

@@ -214,7 +214,7 @@ def listing(names: Iterable[str], limit: int = 400) -> str:
 def server_list(given: Sequence[str] | None, default: Sequence[str] = ()) -> list[str]:
     """The servers `--servers` named (each value a comma-separated LIST), each known, in order,
     without repeats; `default` when the option was not given. Unknown or no names are a `UsageError`."""
-    known = _server_names()
+    known = _server_names(benchmarks=True)
     if given is None and default:
         return list(default)
     text = None if given is None else ",".join(given[: MAX_LIST_CHARS + 1])
@@ -274,11 +274,12 @@ def add_quiet(parser: argparse._ActionsContainer) -> None:
     parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
 
 
-def _server_names() -> list[str]:
-    """The installed servers (imported when asked, so building the parser stays light)."""
-    from mcpgym.servers.catalog import server_names
+def _server_names(benchmarks: bool = False) -> list[str]:
+    """The installed servers, with other benchmarks' after them if asked (imported when asked,
+    so building the parser stays light)."""
+    from mcpgym.servers.catalog import benchmark_server_names, server_names
 
-    return server_names()
+    return [*server_names(), *(benchmark_server_names() if benchmarks else [])]
 
 
 def openai_url(given: str | None) -> str:

@@ -14,9 +14,9 @@ from mcpgym.registration import env_ids
 from mcpgym.servers.catalog import load_server, server_names
 
 AGENTS = ("oracle", "noop", "random")
-REWARDS = ("dense", "outcome-only", "process-only")
-REWARD_HELP = ("reward preset: dense (outcome first, process credit), outcome-only (the benchmark score) or "
-               "process-only; see docs/rewards.md (default dense)")
+REWARDS = ("dense", "outcome-only", "process-only", "bfcl")
+REWARD_HELP = ("reward preset: dense (outcome first, process credit), outcome-only (the benchmark score), "
+               "process-only, or bfcl (BFCL's own checker, for BFCL tasks; docs/bfcl.md); see docs/rewards.md (default dense)")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -236,7 +236,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             episodes_per_task=args.episodes_per_task,
             concurrency=args.concurrency,
             seed=args.seed,
-            env_kwargs={"max_turns": args.max_turns, "max_calls": args.max_calls, "reward": args.reward},
+            env_kwargs={"max_turns": args.max_turns, "max_calls": args.max_calls, "reward": args.reward,
+                        **user_settings(args)},
             progress=not args.quiet,
             overwrite=args.overwrite,
             workers=args.workers,
@@ -263,6 +264,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
         "summary.json, summary.md, reward_by_server.png, reward_by_difficulty.png, report.html"
     )
     return 0
+
+
+def user_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The env's `user` option from `--user`: nothing for the scripted user; for `llm`, an
+    `LlmUserConfig` from --user-model and --user-base-url (falling back to the agent's)."""
+    if args.user == "scripted":
+        return {}
+    from mcpgym.envs.user_simulator import LlmUserConfig
+
+    model = args.user_model or args.model
+    if not model:
+        raise CliError("--user llm needs --user-model (or --model)")
+    base_url = args.user_base_url or args.base_url or os.environ.get("OPENAI_BASE_URL") or arguments.OPENAI_URL
+    return {"user": LlmUserConfig(base_url=base_url, model=model, api_key=args.api_key, seed=args.seed)}
 
 
 def cmd_eval_command(args: argparse.Namespace) -> int:
@@ -591,6 +606,14 @@ def _add_eval(sub: Any) -> None:
     episode.add_argument("--max-steps", type=bounded_int(1, 100_000), default=128, metavar="N",
                          help="for --agent command: MCP tool calls per episode, finish included, 1 to 100000 (default 128)")
     episode.add_argument("--reward", choices=REWARDS, default="dense", help=REWARD_HELP)
+    episode.add_argument("--user", choices=("scripted", "llm"), default="scripted",
+                         help="who plays the user: the task's scripted turns, or an LLM that plays them from the task "
+                         "(answers the agent's questions, rewords requests; docs/environments.md) (default scripted)")
+    episode.add_argument("--user-model", default=None, metavar="NAME",
+                         help="for --user llm: the user model's name (default: --model)")
+    episode.add_argument("--user-base-url", type=arguments.http_url, default=None, metavar="URL",
+                         help="for --user llm: its OpenAI-compatible endpoint (default: --base-url, else $OPENAI_BASE_URL, "
+                         f"else {arguments.OPENAI_URL})")
     episode.add_argument("--workers", type=bounded_int(1, 256), default=1, metavar="N",
                          help="processes (or Ray actors) playing episodes at once, 1 to 256; see docs/scale.md (default 1)")
     episode.add_argument("--backend", choices=("processes", "ray"), default="processes",

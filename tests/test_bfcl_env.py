@@ -140,3 +140,29 @@ def test_without_the_package_the_error_is_the_install_line(monkeypatch: pytest.M
     with pytest.raises(BfclMissing) as caught:
         require_bfcl()
     assert str(caught.value) == INSTALL_LINE == "pip install --no-deps bfcl-eval==2026.3.23 mpmath"
+
+
+def test_a_bfcl_server_speaks_mcp_like_its_in_process_session() -> None:
+    import anyio
+    import mcp
+    from mcp_clients import text_of
+
+    from mcpgym.servers.kernel.mcp_server import build_mcp_server
+    from mcpgym.servers.kernel.session_pool import SessionPool
+
+    spec = load_server("bfcl_ticket")
+    calls = [("ticket_login", {"username": "ann", "password": "pw"}), ("create_ticket", {"title": "VPN down", "priority": 4}),
+             ("get_ticket", {"ticket_id": 1}), ("close_ticket", {"ticket_id": "not-a-ticket"}), ("create_ticket", {"title": 3})]
+
+    async def main() -> tuple[list[str], list[tuple[bool, str]]]:
+        async with mcp.Client(build_mcp_server(SessionPool(spec))) as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            results = [await client.call_tool(name, arguments) for name, arguments in calls]
+            return names, [(bool(r.is_error), text_of(r)) for r in results]
+
+    names, answers = anyio.run(main)
+    session = spec.open()
+    expected = [(not (r := session.call(name, arguments)).ok, r.text) for name, arguments in calls]
+    assert names == [tool.name for tool in spec.tools]
+    assert answers == expected
+    assert [error for error, _ in answers] == [False, False, False, True, True]

@@ -350,3 +350,64 @@ def test_the_transcript_drops_tool_traffic_and_env_notes_and_keeps_the_latest() 
 def test_values_are_ids_amounts_emails_and_quoted_text() -> None:
     assert values('Refund $1,250.00 on #ORD-4521 to ann.olson@example.com for "Weekend chores" by 2024-05-01.') == [
         "1", "250.00", "ORD-4521", "2024-05-01", "ann.olson@example.com", "Weekend chores"]
+
+
+# ---------------------------------------------------------------------------- in the env
+
+
+def env_task() -> Task:
+    """The two-turn billing audit of the shipped zendesk tasks."""
+    from mcpgym.tasks.loader import shipped_tasks
+
+    [task] = [t for t in shipped_tasks(["zendesk"]) if t.id == "zendesk-billing-queue-audit"]
+    return task
+
+
+def test_the_env_plays_the_llm_user_answers_within_a_turn_and_scores_as_scripted(endpoint: FakeEndpoint) -> None:
+    from mcpgym.baselines.agents import OracleAgent
+    from mcpgym.baselines.rollout import run_episode
+    from mcpgym.envs import make_env
+
+    task = env_task()
+    config = {"base_url": endpoint.url, "model": "sim", "api_key": "k", "retries": 0, "max_replies_per_turn": 1}
+    env = make_env(["zendesk"], tasks=[task], user=config)
+    scripted = run_episode(make_env(["zendesk"], tasks=[task]), OracleAgent(), task)
+    endpoint.script(act("next", "How many unsolved tickets does the Billing group have?"),
+                    act("answer", "Yes, the Billing group."),
+                    act("next", "Add an internal note to the oldest: Reviewed in the billing queue audit."),
+                    act("stop", ""))
+    observation, _ = env.reset(options={"task": task})
+    assert observation["messages"][1]["content"] == "How many unsolved tickets does the Billing group have?"
+    observation, *_ = env.step("Do you mean the Billing group?")
+    assert observation["messages"][-1] == {"role": "user", "content": "Yes, the Billing group."}
+    assert env._turn == 0 and env.trajectory.answers == [], "an answer to a question stays on the turn"
+    agent = OracleAgent()
+    agent.reset(task, observation)
+    terminated = False
+    while not terminated:
+        observation, reward, terminated, truncated, info = env.step(agent.act(observation))
+        assert not truncated
+    assert reward == pytest.approx(scripted.reward)
+    assert "user_errors" not in info and len(endpoint.requests) == 4
+
+
+def test_an_endpoint_failure_falls_back_to_the_script_and_is_reported(endpoint: FakeEndpoint) -> None:
+    from mcpgym.envs import make_env
+
+    task = env_task()
+    env = make_env(["zendesk"], tasks=[task], user={"base_url": endpoint.url, "model": "sim", "api_key": "k", "retries": 0})
+    endpoint.script(500, 500)
+    observation, _ = env.reset(options={"task": task})
+    assert observation["messages"][1]["content"] == task.turns[0].user
+    observation, _, _, _, info = env.step("Six.")
+    assert observation["messages"][-1]["content"] == task.turns[1].user
+    assert len(info["user_errors"]) == 2 and all("500" in error or "Error" in error for error in info["user_errors"])
+
+
+def test_a_bad_user_setting_is_a_clear_env_error() -> None:
+    from mcpgym.envs import make_env
+
+    with pytest.raises(ValueError, match="user"):
+        make_env(["zendesk"], user={"base_url": "ftp://x", "model": "m"})
+    with pytest.raises(ValueError, match="user"):
+        make_env(["zendesk"], user="llm")

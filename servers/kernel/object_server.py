@@ -11,11 +11,11 @@ path as the database servers: the same `ToolSpec` (argument model, bounds, schem
   rule, as its benchmark defines them: a call the backend answers with an error keeps
   whatever the method changed before failing (the benchmark's replay does the same);
 - `diff` reports each public attribute whose value differs from the initial state's;
-- a session's state is bounded (`storage_quota_bytes`, measured as JSON after each call): a
-  call that grows it beyond the quota is answered with `forbidden` and undone. The state
-  before a call is copied only once the state holds a quarter of the quota (below that, one
-  call of these backends cannot reach it); were it reached anyway, the session goes back to
-  its initial state and the error says so.
+- a session's state is bounded (`storage_quota_bytes` of growth, in bytes of JSON): a call
+  that grows it beyond the quota is answered with `forbidden` and undone. The state is
+  measured, and copied before a call, only when the spec's `growth` bound says the call
+  could reach the quota; were it reached without a copy, the session goes back to its
+  initial state and the error says so.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ from mcpgym.servers.kernel.session import ToolResult
 from mcpgym.servers.kernel.tools import ToolRegistry, ToolSpec, omit_nulls
 
 log = logging.getLogger(__name__)
+
+GROWTH_SLACK = 1_024
+"""Bytes one call may add beyond `growth` and its arguments (keys, counters, timestamps)."""
 
 MAX_ERROR_CHARS = 2_000
 """Length of an error text a backend raised, as the model reads it."""
@@ -126,6 +129,10 @@ class ObjectServerSpec:
     run: Callable[[Any, ToolSpec, dict[str, Any]], BackendCall] = field(repr=False)
     attributes: Callable[[Any], dict[str, Any]] = field(repr=False)
     storage_quota_bytes: int = STORAGE_QUOTA_BYTES
+    growth: float = 2.0
+    """The most one call can grow the state: `growth` times its size, plus its arguments. A
+    session measures its state (a JSON dump) only once that bound could pass the quota,
+    and copies it first so that a call over the quota can be undone."""
     links: tuple[str, ...] = ()
 
     def open(self, seed: int = 0, state: ObjectState | None = None) -> ObjectSession:
@@ -171,9 +178,10 @@ class ObjectSession:
         backend = self.spec.create(chosen)
         self.seed = self.seed if seed is None else seed
         self.state, self.backend = chosen, backend
-        self._size = len(canonical_json(self.spec.attributes(backend)))
-        self._used = 0
-        """How far the state has grown beyond its initial size, in bytes of JSON."""
+        self._size = len(self.spec.initial_attributes(chosen))
+        self._bound = self._size
+        """An upper bound on the state's size in bytes of JSON (measured, or grown by
+        `growth` per call since it was)."""
         self.writes = 0
 
     def call(self, name: str, arguments: Any = None) -> ToolResult:
@@ -187,7 +195,9 @@ class ObjectSession:
             kwargs = tool.validate({} if arguments is None else arguments)
         except ToolError as err:
             return ToolResult(tool=name, ok=False, error=err.render())
-        before = copy.deepcopy(self.backend) if 4 * self._used > self.spec.storage_quota_bytes else None
+        limit = self._size + self.spec.storage_quota_bytes
+        bound = int(self._bound * self.spec.growth) + len(canonical_json(kwargs)) + GROWTH_SLACK
+        before = copy.deepcopy(self.backend) if bound > limit else None
         try:
             # A copy: a backend may keep (and later change) the lists it is given, which
             # must not reach the caller's record of the call.
@@ -195,16 +205,18 @@ class ObjectSession:
         except Exception as err:  # the backend's own failure, shown as its benchmark shows it
             log.debug("%s.%s raised", self.spec.name, name, exc_info=True)
             outcome = BackendCall(text=f"Error during execution: {str(err)[:MAX_ERROR_CHARS]}", data={}, failed=True)
-        used = len(canonical_json(self.spec.attributes(self.backend))) - self._size
-        if used > self.spec.storage_quota_bytes:
-            message = f"{name}: this session's storage quota is used up, so the change was not made"
-            if before is None:
-                self.reset()
-                message = f"{name}: this call used up the session's storage quota; the session is back in its initial state"
-            else:
-                self.backend = before
-            return ToolResult(tool=name, ok=False, error=ForbiddenError(message).render())
-        self._used = max(used, 0)
+        self._bound = bound
+        if bound > limit:
+            size = self.size_bytes()
+            if size > limit:
+                message = f"{name}: this session's storage quota is used up, so the change was not made"
+                if before is None:  # the backend grew by more than its spec's `growth` says
+                    self.reset()
+                    message = f"{name}: this call used up the session's storage quota; the session is back in its initial state"
+                else:
+                    self.backend = before
+                return ToolResult(tool=name, ok=False, error=ForbiddenError(message).render())
+            self._bound = size
         if len(outcome.text) > MAX_RESULT_CHARS:
             error = InvalidArgumentError(
                 f"{name}: the result would be {len(outcome.text):,} characters, over the limit of {MAX_RESULT_CHARS:,}; ask for less"
