@@ -36,10 +36,11 @@ def format_value(value: Any) -> str:
 class OracleAgent:
     """Replays the ground truth through the environment: every call as a text tool call,
     independent calls batched in one turn, bound arguments filled from the tool results it
-    reads back, and each user turn answered with its facts computed from those results.
+    reads back, and each user turn answered with its facts computed from those results; a
+    turn that lacks information (`Turn.missing`) is answered with a question and no call.
 
-    Subclasses (see `mcpgym.baselines.adversarial`) perturb it through `skip`, `arguments`
-    and `answer`, to make the near-miss trajectories the reward tests need.
+    Subclasses (see `mcpgym.baselines.adversarial`) perturb it through `skip`, `arguments`,
+    `answer` and `calls_of`, to make the near-miss trajectories the reward tests need.
     """
 
     skip: frozenset[str] = frozenset()
@@ -63,11 +64,15 @@ class OracleAgent:
     def act(self, observation: dict[str, Any]) -> str:
         self._read_results(observation["messages"])
         turn = self.task.turns[self.turn]
+        planned = self.calls_of(self.turn)
+        if turn.missing and not planned:
+            self.turn += 1
+            return self.ask(turn)
         while True:
-            for call in turn.calls:
+            for call in planned:
                 if call.id not in self.results and call.depends_on() & self.failed:
                     self.failed.add(call.id)
-            todo = [c for c in turn.calls if c.id not in self.results and c.id not in self.failed]
+            todo = [c for c in planned if c.id not in self.results and c.id not in self.failed]
             ready = [call for call in todo if call.depends_on() <= set(self.results)]
             if not ready:
                 break
@@ -81,6 +86,15 @@ class OracleAgent:
                 return "".join(texts)
         self.turn += 1
         return self.answer(turn)
+
+    def calls_of(self, index: int) -> list[GroundTruthCall]:
+        """The ground-truth calls made in user turn `index` (none in a turn that lacks
+        information: the oracle asks there)."""
+        return self.task.turns[index].calls
+
+    def ask(self, turn: Turn) -> str:
+        """The reply to a request that lacks information: one question naming what is missing."""
+        return f"Could you tell me the {' and the '.join(turn.missing)}?"
 
     def arguments(self, call: GroundTruthCall) -> dict[str, Any]:
         """The arguments sent for `call`."""

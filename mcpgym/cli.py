@@ -401,6 +401,15 @@ def cmd_synth(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     elapsed = time.perf_counter() - start
+    if args.clarify:
+        import random
+
+        from mcpgym.synth.clarify import clarification_tasks
+
+        before = {task.id for task in tasks}
+        tasks = clarification_tasks(tasks, random.Random(args.seed), args.clarify)
+        asked = sum(task.id not in before for task in tasks)
+        print(f"{asked} tasks withhold a value of their first request (--clarify {args.clarify:g})")
     if args.llm_base_url:
         from mcpgym.synth.paraphrase import paraphrase_tasks
 
@@ -701,6 +710,9 @@ def synth_parser() -> argparse.ArgumentParser:
                         "depend on it")
     parser.add_argument("--out", type=arguments.output_file, required=True, metavar="FILE",
                         help="JSONL file to write (its folder must exist)")
+    parser.add_argument("--clarify", type=bounded_float(0, 1), default=0.0, metavar="FRACTION",
+                        help="share of the tasks, 0 to 1, turned into tasks whose first request lacks one value the agent "
+                        "must ask for (id <task>-ask, tag clarify; docs/tasks.md) (default 0)")
     parser.add_argument("--llm-base-url", type=arguments.http_url, default=None, metavar="URL",
                         help="paraphrase user turns through this OpenAI-compatible endpoint (default: none, no paraphrase)")
     parser.add_argument("--llm-model", default=None, metavar="NAME", help="model for --llm-base-url (default: none)")

@@ -191,3 +191,22 @@ def state(task: Task, trajectory: Trajectory, truth: GroundTruth) -> float | Non
         return None
     made = changes_made(task.expected_changes, trajectory.changes)
     return (made / (len(task.expected_changes) + unexpected)) ** 2
+
+
+def asks(task: Task, trajectory: Trajectory, truth: GroundTruth) -> float | None:
+    """Asking before acting: for each user turn that lacks information (`Turn.missing`), 1
+    when the agent made no tool call in that turn and its answer to it is a question (holds
+    a `?`), else 0 (a turn never answered counts 0):
+
+    asks = |{t missing : no call in t and "?" in answer(t)}| / |{t missing}|
+
+    Not applicable when no turn lacks anything. The presets use it as a penalty, never a
+    credit (see `compose`): asking earns nothing by itself, guessing costs.
+    """
+    wanted = [index for index, turn in enumerate(task.turns) if turn.missing]
+    if not wanted:
+        return None
+    acted = {call.turn for call in trajectory.calls}
+    answers = trajectory.answers
+    asked = sum(1 for index in wanted if index not in acted and index < len(answers) and "?" in answers[index])
+    return asked / len(wanted)
