@@ -350,10 +350,11 @@ def task_file(text: str) -> TaskSource:
 def task_set_names() -> list[str]:
     """The names `--tasks` takes besides a file: shipped, the named sets, server names and shipped files' stems."""
     from mcpgym.servers.catalog import server_names
-    from mcpgym.tasks.loader import TASK_SETS, shipped_task_files
+    from mcpgym.tasks.loader import BENCHMARK_SETS, TASK_SETS, shipped_task_files
 
     stems = {name.removesuffix(".jsonl") for name in shipped_task_files()}
-    return ["shipped", *TASK_SETS, *sorted(stems | set(server_names()))]
+    own = [name for name in TASK_SETS if name not in BENCHMARK_SETS]
+    return ["shipped", *own, *sorted(stems | set(server_names())), *BENCHMARK_SETS]
 
 
 def task_source(text: str) -> TaskSource:

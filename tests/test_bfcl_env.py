@@ -115,11 +115,17 @@ def test_names_are_bfcls_own_and_miss_param_turns_expect_no_call() -> None:
     assert any(not turn.calls for turn in task.turns), "a miss_param task has a turn whose ground truth is no call"
 
 
-def test_miss_param_tasks_pass_the_oracle_and_fail_doing_nothing() -> None:
-    task = next(t for t in bfcl_tasks("miss_param") if t.turns[0].calls)
+def test_miss_param_turns_expect_the_question_and_the_oracle_asks_it() -> None:
+    tasks = bfcl_tasks("miss_param")
+    assert all(any(turn.missing for turn in task.turns) for task in tasks)
+    assert not any(turn.missing for task in bfcl_tasks("base") for turn in task.turns)
+    task = next(t for t in tasks if t.turns[0].calls)
     env = Envs()(task)
-    rewards = {run_episode(env, OracleAgent(), task).reward, run_episode(env, NoOpAgent(), task).reward}
-    assert rewards == {0.0, 1.0}
+    assert run_episode(env, OracleAgent(), task).reward == 1.0
+    asked = next(i for i, turn in enumerate(task.turns) if turn.missing)
+    assert not [call for call in env.trajectory.calls if call.turn == asked]
+    assert "?" in env.trajectory.answers[asked]
+    assert run_episode(env, NoOpAgent(), task).reward == 0.0
 
 
 def test_bfcl_servers_are_listed_apart_from_the_world() -> None:

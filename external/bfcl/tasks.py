@@ -3,7 +3,9 @@
 One task per entry: the involved classes' servers, each started from the entry's scenario;
 one turn per BFCL turn, with the tools BFCL adds at that turn (miss_func) revealed there and
 the turn's ground-truth calls as literal calls. miss_param turns that lack information have
-no ground truth; BFCL scores them only by the state and results of the later turns.
+no ground truth; they are marked `missing` (the agent should ask, and mcpgym's own rewards
+count calls there as guesses), and BFCL scores them only by the state and results of the
+later turns.
 
 A ground-truth call of a tool that BFCL reveals only at a later turn is left out of its
 turn (the model is not shown the tool then, so the task could not ask for it). In
@@ -89,7 +91,18 @@ def _turn(entry: BfclEntry, index: int) -> Turn:
         calls.append(GroundTruthCall(
             id=f"t{index}_c{number}", server=SERVERS[_owner(entry, tool)], tool=tool, arguments=arguments, bound={},
         ))
-    return Turn(user=user, reveals=reveals, calls=calls)
+    return Turn(user=user, reveals=reveals, calls=calls, missing=[MISSING] if _lacks_a_value(entry, index) else [])
+
+
+MISSING = "detail this request leaves out"
+"""What a miss_param turn lacks, in words (BFCL does not say which parameter it is)."""
+
+
+def _lacks_a_value(entry: BfclEntry, index: int) -> bool:
+    """A miss_param turn with no ground truth, followed by one that has some: the request
+    left out a value, which the next turn gives."""
+    truth = entry.ground_truth
+    return entry.category == "miss_param" and not truth[index] and index + 1 < len(truth) and bool(truth[index + 1])
 
 
 def entry_task(entry: BfclEntry) -> Task:
