@@ -91,13 +91,17 @@ class HostedEpisode:
         self.env = env
         self.task = task
         self.observation, _ = env.reset(seed=seed, options={"task": task})
-        self.tool_names = [tool["function"]["name"] for tool in self.observation["tools"]]
         self.instructions = str(self.observation["messages"][0]["content"])
         self._ids = 0
         self._final: dict[str, Any] | None = None
         self._terminated = self._truncated = False
         self._turn = 0
         self._errors: list[str] = []
+
+    @property
+    def tool_names(self) -> list[str]:
+        """The tools the episode shows now (a task may reveal more at a later turn), `finish` last."""
+        return [*self.env.tool_routes, FINISH]
 
     @property
     def done(self) -> bool:
@@ -124,8 +128,8 @@ class HostedEpisode:
         if not records:  # the env answered the turn without recording the call
             return ToolResult(tool=name, ok=False, error=self._last_tool_text())
         record = records[-1]
-        if record.status == "ok":
-            return ToolResult(tool=name, ok=True, data=record.result)
+        if record.status == "ok":  # the text the env showed (a benchmark's server renders its own)
+            return ToolResult(tool=name, ok=True, data=record.result, rendered=self._last_tool_text())
         return ToolResult(tool=name, ok=False, error=record.error or self._last_tool_text())
 
     def reply(self, answer: str) -> Progress:

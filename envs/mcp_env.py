@@ -252,6 +252,11 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
             info["answers"] = list(self.trajectory.answers)
         return self._observation(), float(reward), terminated, truncated, info
 
+    @property
+    def tool_routes(self) -> Mapping[str, tuple[str, str]]:
+        """The tools the episode shows now: each name as the agent sees it -> (server, tool)."""
+        return self._view.routes
+
     def score(self) -> Any:
         """The reward breakdown of the episode so far: the trajectory with the state's current
         row changes, through the reward function (what `step` pays at the end), as the

@@ -43,7 +43,7 @@ from starlette.types import Receive, Scope, Send
 from mcpgym.envs.episode_pool import EpisodePool
 from mcpgym.envs.hosted_episode import HostedEpisode, finish_tool_schema, free_task
 from mcpgym.envs.mcp_env import FINISH, FINISH_SCHEMA, McpEnv
-from mcpgym.servers.catalog import load_server, server_names
+from mcpgym.servers.catalog import benchmark_server_names, load_server, server_names
 from mcpgym.servers.kernel.http_app import (
     SESSION_ID,
     SESSION_ID_PATTERN,
@@ -86,9 +86,9 @@ class HostSettings(HttpSettings):
     """Tool calls per episode (the env's `max_calls`); later calls answer `budget_exceeded`."""
     max_steps: int = Field(default=128, ge=1, le=100_000)
     """MCP tool calls per episode, `finish` included (the env's `max_turns`: each is one step)."""
-    reward: Literal["dense", "outcome-only", "process-only"] = "dense"
+    reward: Literal["dense", "outcome-only", "process-only", "bfcl"] = "dense"
     servers: list[ServerName] | None = Field(default=None, max_length=256)
-    """Servers an episode may mount (default: every installed one)."""
+    """Servers an episode may mount (default: every installed one, other benchmarks' too)."""
 
 
 class CreateEpisode(BaseModel):
@@ -133,7 +133,7 @@ def host_app(settings: HostSettings | None = None, tasks: Sequence[Task] | None 
 
         tasks = shipped_tasks()
     by_id = {task.id: task for task in tasks}
-    installed = server_names()
+    installed = [*server_names(), *benchmark_server_names()]
     allowed = set(settings.servers if settings.servers is not None else installed)
     unknown = sorted(allowed - set(installed))
     if unknown:
@@ -305,14 +305,7 @@ def host_app(settings: HostSettings | None = None, tasks: Sequence[Task] | None 
 def episode_tools(episode: HostedEpisode) -> list[types.Tool]:
     """The MCP definitions of an episode's tools, under the names the env shows, `finish` last."""
     tools = []
-    toolbox = episode.env.toolbox
-    for name in episode.tool_names:
-        if name == FINISH:
-            continue
-        route = toolbox.route(name)
-        if route is None:
-            continue
-        server, tool = route
+    for name, (server, tool) in episode.env.tool_routes.items():
         definition = next(t for t in mcp_tools(load_server(server)) if t.name == tool)
         tools.append(definition.model_copy(update={"name": name}))
     finish = cast(dict[str, Any], FINISH_SCHEMA["function"])
@@ -341,7 +334,7 @@ def episode_mcp_server(
         episode = pool.get(key) if key is not None else None
         if episode is None:
             return types.ListToolsResult(tools=[])
-        tools = tool_lists.get(tuple(episode.tool_names), lambda: episode_tools(episode))
+        tools = tool_lists.get(tuple(episode.env.tool_routes.items()), lambda: episode_tools(episode))
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(

@@ -172,3 +172,40 @@ def test_a_bfcl_server_speaks_mcp_like_its_in_process_session() -> None:
     assert names == [tool.name for tool in spec.tools]
     assert answers == expected
     assert [error for error, _ in answers] == [False, False, False, True, True]
+
+
+def test_bfcl_tasks_through_the_episode_host_score_as_in_the_env() -> None:
+    import json as json_module
+
+    import anyio
+    import mcp
+    from mcp_clients import http_json, text_of
+
+    from mcpgym.envs.mcp_host import HostSettings, hosted
+
+    two = next(t for t in bfcl_tasks("base") if len(t.servers) == 2)
+    revealing = next(t for t in bfcl_tasks("miss_func") if any(turn.reveals for turn in t.turns[1:]))
+    held = {ref.tool for turn in revealing.turns for ref in turn.reveals}
+
+    async def play(url: str, task: Task) -> list[set[str]]:
+        listed = []
+        async with mcp.Client(url) as client:
+            for turn in task.turns:
+                listed.append({tool.name for tool in (await client.list_tools()).tools})
+                for call in turn.calls:
+                    result = await client.call_tool(call.tool, call.arguments)
+                    assert not result.is_error or text_of(result).startswith("{"), text_of(result)
+                await client.call_tool("finish", {"answer": "Done."})
+        return listed
+
+    with hosted(HostSettings(max_sessions=4, reward="bfcl", max_steps=400), tasks=[two, revealing]) as base:
+        for task in (two, revealing):
+            status, created = http_json(base + "/episodes", "POST", {"task": task.id})
+            assert status == 201, created
+            listed = anyio.run(play, base + created["mcp_endpoint"], task)
+            status, result = http_json(base + f"/episodes/{created['episode_id']}/result")
+            assert status == 200 and result["reward"] == 1.0, json_module.dumps(result["reward_breakdown"])[:500]
+            assert not any(name.startswith("bfcl_") for name in listed[0])
+            if task is revealing:
+                shown_from = next(i for i, turn in enumerate(task.turns) if turn.reveals)
+                assert all((held <= names) == (i >= shown_from) for i, names in enumerate(listed))
