@@ -209,3 +209,18 @@ def test_bfcl_tasks_through_the_episode_host_score_as_in_the_env() -> None:
             if task is revealing:
                 shown_from = next(i for i, turn in enumerate(task.turns) if turn.reveals)
                 assert all((held <= names) == (i >= shown_from) for i, names in enumerate(listed))
+
+
+def test_an_eval_run_reports_bfcls_accuracy_per_category(tmp_path: Any) -> None:
+    from mcpgym.baselines.agent_spec import AgentSpec
+    from mcpgym.baselines.evaluate import evaluate
+
+    tasks = [t for category in package.CATEGORIES for t in bfcl_tasks(category)[:3]]
+    tasks.append(next(t for t in bfcl_tasks("miss_func") if t.id in UNSOLVABLE))
+    report = evaluate(tasks, AgentSpec(kind="oracle"), tmp_path / "run", progress=False,
+                      env_kwargs={"reward": "bfcl", "max_turns": 100})
+    by_category = report.summary["by_category"]
+    assert set(by_category) == {f"bfcl:{category}" for category in package.CATEGORIES}
+    assert by_category["bfcl:base"]["mean_reward"] == 1.0 and by_category["bfcl:base"]["episodes"] == 3
+    assert by_category["bfcl:miss_func"]["mean_reward"] == pytest.approx(3 / 4)
+    assert "| bfcl:miss_param | 3 | 1.000 |" in (tmp_path / "run" / "summary.md").read_text()
