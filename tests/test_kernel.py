@@ -145,11 +145,15 @@ def snapshot_digests() -> list[dict[str, str]]:
         "from mcpgym.servers.catalog import load_server, server_names\n"
         "print(json.dumps({s: hashlib.sha256(load_server(s).seeded(2).snapshot).hexdigest() for s in server_names()}))"
     )
-    return [
-        json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                                  env={**os.environ, "PYTHONHASHSEED": str(n), "MCPGYM_CACHE_DIR": "off"}).stdout)
+    processes = [  # at once: each builds every server's world
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "PYTHONHASHSEED": str(n), "MCPGYM_CACHE_DIR": "off"})
         for n in (1, 2)
     ]
+    outputs = [process.communicate() for process in processes]
+    for process, (_, errors) in zip(processes, outputs, strict=True):
+        assert process.returncode == 0, errors[-2000:]
+    return [json.loads(stdout) for stdout, _ in outputs]
 
 
 @pytest.mark.parametrize("server", SERVERS)
