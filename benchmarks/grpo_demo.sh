@@ -10,7 +10,7 @@
 #   RUN=runs/demo  SERVERS=zendesk  N=1500 (tasks)  SIZE=34m  PRESET=gpu-small
 #   SFT_EPOCHS=3  STEPS=200  LIMIT=540  EXTRA="key=value ..." (more trainer overrides)
 # A CPU dry run of the whole pipeline (minutes):
-#   RUN=/tmp/demo SIZE=tiny PRESET=tiny-cpu N=60 SFT_EPOCHS=1 STEPS=2 benchmarks/grpo_demo.sh all
+#   RUN=/tmp/demo SIZE=tiny PRESET=tiny-cpu N=60 SFT_EPOCHS=1 STEPS=2 EXTRA="rollout.max_new_tokens=512" benchmarks/grpo_demo.sh all
 set -euo pipefail
 
 RUN=${RUN:-runs/demo}

@@ -169,6 +169,38 @@ def test_chunked_logprobs_equal_the_full_logits_path_with_gradients(lora: bool) 
         assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(grads, full_grads))
 
 
+def test_masked_logprobs_equal_the_full_path_where_the_loss_reads_and_are_zero_elsewhere() -> None:
+    from mcpgym.baselines.train.grpo import right_padded, sequence_logprobs
+
+    model = _tiny_causal_lm()
+    torch.manual_seed(3)
+    ids = torch.randint(0, 300, (3, 11))
+    attention = torch.ones_like(ids)
+    attention[1, 8:] = 0
+    assert right_padded(attention) and not right_padded(torch.tensor([[0, 1, 1]])) and not right_padded(torch.tensor([[1, 0, 1]]))
+    mask = torch.zeros(3, 10)
+    mask[0, 2:5] = 1
+    mask[1, 6:7] = 1
+    mask[2, 9] = 1
+    weights = torch.linspace(-1, 1, 10)
+    results = []
+    for kwargs in ({"chunk": None}, {"chunk": 2, "mask": mask}):
+        model.zero_grad()
+        logp = sequence_logprobs(model, ids, attention, temperature=0.8, **kwargs)  # type: ignore[arg-type]
+        (logp * mask * weights).sum().backward()
+        results.append((logp.detach(), [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]))
+    (full, full_grads), (masked, grads) = results
+    where = mask.bool()
+    assert torch.allclose(masked[where], full[where], atol=1e-5) and bool((masked[~where] == 0).all())
+    assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(grads, full_grads, strict=True))
+    left = torch.ones_like(ids)
+    left[2, :3] = 0  # left padding keeps its mask: the same values as the full path with it
+    model.zero_grad()
+    with torch.no_grad():
+        expected = sequence_logprobs(model, ids, left, chunk=None)
+        assert torch.allclose(sequence_logprobs(model, ids, left, chunk=2, mask=mask)[where], expected[where], atol=1e-5)
+
+
 def test_models_with_soft_capped_logits_take_the_full_path() -> None:
     from mcpgym.baselines.train.grpo import _body_and_head
 

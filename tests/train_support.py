@@ -6,30 +6,17 @@ from pathlib import Path
 from typing import Any
 
 from mcpgym.baselines.train.generation import Sampling
-from mcpgym.tasks.execute import complete_task
-from mcpgym.tasks.model import Fact, GroundTruthCall, Task, Turn
+from mcpgym.baselines.train.task_sets import ticket_field_tasks
+from mcpgym.tasks.model import Task
 
 TOOLS = ["get_ticket", "get_user"]
 
 
 def status_tasks(ticket_ids: list[int], prefix: str = "status", field: str = "status") -> list[Task]:
-    """One-call tasks: "what is the <field> of ticket N?" answered from get_ticket."""
-    tasks = []
-    for ticket_id in ticket_ids:
-        task = Task(
-            id=f"{prefix}-{ticket_id}",
-            servers=["zendesk"],
-            seed=0,
-            turns=[
-                Turn(
-                    user=f"What is the {field} of ticket {ticket_id}?",
-                    calls=[GroundTruthCall(id="c1", server="zendesk", tool="get_ticket", arguments={"ticket_id": ticket_id})],
-                    facts=[Fact(name=field, expr=f"{{c1.{field}}}", value=None)],
-                )
-            ],
-        )
-        tasks.append(complete_task(task))
-    return tasks
+    """One-call tasks: "what is the <field> of ticket N?" answered from get_ticket (the
+    trainer's generated family, with ids `<prefix>-N` and no tags)."""
+    made = ticket_field_tasks(ticket_ids, "train", field)
+    return [task.model_copy(update={"id": f"{prefix}-{n}", "tags": []}) for n, task in zip(ticket_ids, made, strict=True)]
 
 
 def build_tiny(out: Path, tasks: list[Task], vocab_size: int = 2048, seed: int = 0) -> Path:

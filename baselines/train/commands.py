@@ -51,7 +51,10 @@ def cmd_sft(args: argparse.Namespace) -> int:
     from mcpgym.baselines.train.sft import train_sft
 
     config = _config(args)
-    folder = train_sft(config)
+    try:
+        folder = train_sft(config)
+    except ValueError as err:  # no oracle episode fits the run's limits, a task set that cannot be read
+        raise CliError(f"sft: {arguments.one_line(str(err))}") from None
     print(f"SFT model written to {folder}; point a GRPO run at it with model.path={folder}")
     return 0
 
@@ -62,7 +65,10 @@ def cmd_grpo(args: argparse.Namespace) -> int:
     from mcpgym.baselines.train.trainer import GrpoTrainer
 
     config = _config(args)
-    trainer = GrpoTrainer(config)
+    try:
+        trainer = GrpoTrainer(config)
+    except ValueError as err:  # no training tasks, a task set that cannot be read
+        raise CliError(f"grpo: {arguments.one_line(str(err))}") from None
     start = trainer.step
     metrics = trainer.train()
     shown = {k: round(v, 4) for k, v in metrics.items() if isinstance(v, float)}

@@ -38,6 +38,8 @@ class ModelConfig(Section):
     build: Literal["tiny", "small", "34m"] | None = None
     """When set and `path` does not exist yet, build a model of this size there from the task
     corpus (`mcpgym train build-model`): the way to start without a hub."""
+    vocab_size: int = Field(4096, ge=512, le=262_144)
+    """The tokenizer's vocabulary of a model `build` makes (`mcpgym train build-model --vocab-size`)."""
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     """`auto`: bfloat16 on a GPU, float32 on the CPU."""
     device: str = "auto"
@@ -54,7 +56,8 @@ class TasksConfig(Section):
 
     servers: list[str] = Field(default_factory=lambda: ["zendesk"])
     train: str = "synth-train"
-    """A named task set (handwritten, synth, synth-train, synth-test) or a JSONL path;
+    """A named task set (handwritten, synth, synth-train, synth-test; the trainer's generated
+    ticket-priority-train and ticket-priority-test, `task_sets.GENERATED_SETS`) or a JSONL path;
     `PATH:train` / `PATH:test` keep the file's tasks of that split (`mcpgym synth` tags them)."""
     test: str = "synth-test"
     families: list[str] | None = None
@@ -201,24 +204,27 @@ PRESETS: dict[str, dict[str, Any]] = {
         "steps": 20,
         "save_every": 10,
         "eval_every": 10,
+        "eval_samples": 4,
         "model": {"path": "runs/tiny-model", "build": "tiny", "dtype": "float32", "device": "cpu"},
         "tasks": {
             "servers": ["zendesk"],
-            "families": ["zendesk.ticket-requester-lookup"],
-            "tools": ["search_tickets", "get_user", "get_organization"],
-            "max_test": 8,
+            "train": "ticket-priority-train",
+            "test": "ticket-priority-test",
+            "tools": ["get_ticket"],
+            "max_test": None,
         },
         "rollout": {
-            "tasks_per_step": 2,
-            "group_size": 4,
-            "max_new_tokens": 48,
-            "max_turns": 4,
-            "max_calls": 6,
+            "tasks_per_step": 8,
+            "group_size": 8,
+            "max_new_tokens": 40,
+            "max_turns": 3,
+            "max_calls": 4,
             "max_total_tokens": 12000,
-            "max_result_chars": 600,
+            "max_result_chars": 800,
         },
-        "optim": {"lr": 1e-4, "warmup_steps": 2, "micro_batch_size": 4},
-        "sft": {"epochs": 2, "lr": 1e-3, "max_tasks": 16},
+        "optim": {"lr": 1e-4, "warmup_steps": 2, "micro_batch_size": 32, "grad_clip": 1.0},
+        "objective": {"mu": 1, "mask_truncated": False},
+        "sft": {"epochs": 3, "lr": 1e-3, "warmup_steps": 50, "batch_size": 8},
     },
     "gpu-small": {
         "out": "runs/gpu-small",

@@ -67,8 +67,8 @@ LOGPROB_CHUNK = 512
 
 
 def sequence_logprobs(
-    model: torch.nn.Module, ids: torch.Tensor, attention: torch.Tensor, temperature: float = 1.0,
-    chunk: int | None = LOGPROB_CHUNK,
+    model: torch.nn.Module, ids: torch.Tensor, attention: torch.Tensor | None, temperature: float = 1.0,
+    chunk: int | None = LOGPROB_CHUNK, mask: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """log p of tokens 1..L-1 of each (right-padded) sequence given the ones before: [batch, L-1].
 
@@ -76,14 +76,43 @@ def sequence_logprobs(
     each chunk's logits recomputed in the backward pass rather than kept: the full
     [batch, length, vocabulary] logits (and an fp32 copy) never exist at once, which is most of
     an update's memory for a model with a large vocabulary. Models whose forward does more
-    than apply the head to the last hidden state (logit soft-capping) take the full path."""
+    than apply the head to the last hidden state (logit soft-capping) take the full path.
+
+    `mask` ([batch, L-1], the loss mask): the head runs only where it is nonzero, and the other
+    positions are 0 (on the chunked path; the full path computes every position). The loss of
+    a policy reads a few sampled tokens of long sequences, so this skips most of the head.
+
+    A right-padded batch (every row of `attention` ones, then zeros) is run without the mask:
+    causal attention alone gives every real token the same result, since padding only ever
+    follows it, and attention kernels run faster without an explicit mask."""
+    attention = None if attention is None or right_padded(attention) else attention
     split = _body_and_head(model) if chunk else None
     if split is None:
         logits = model(input_ids=ids, attention_mask=attention, use_cache=False).logits[:, :-1]
         return token_logprobs(logits, ids[:, 1:], temperature)
+    assert chunk is not None
     body, head = split
     hidden = body(input_ids=ids, attention_mask=attention, use_cache=False).last_hidden_state[:, :-1]
     targets = ids[:, 1:]
+    if mask is not None:
+        where = mask.bool()
+        values = _chunked(head, hidden[where].unsqueeze(0), targets[where].unsqueeze(0), temperature, chunk * ids.shape[0])
+        out = torch.zeros(targets.shape, dtype=torch.float32, device=hidden.device)
+        return out.masked_scatter(where, values.squeeze(0))
+    return _chunked(head, hidden, targets, temperature, chunk)
+
+
+def right_padded(attention: torch.Tensor) -> bool:
+    """Whether every row of an attention mask is ones followed by zeros (at least one one)."""
+    if attention.dim() != 2 or attention.shape[1] == 0:
+        return False
+    ones = attention != 0
+    return bool(ones[:, 0].all()) and bool((ones[:, 1:] <= ones[:, :-1]).all())
+
+
+def _chunked(head: torch.nn.Module, hidden: torch.Tensor, targets: torch.Tensor, temperature: float, chunk: int) -> torch.Tensor:
+    """`token_logprobs` of `head(hidden)`, `chunk` positions at a time, each chunk's logits
+    recomputed in the backward pass."""
     parts = []
     for start in range(0, targets.shape[1], chunk):
         piece, wanted = hidden[:, start : start + chunk], targets[:, start : start + chunk]
@@ -200,5 +229,6 @@ def grpo_loss(
 
 
 __all__ = [
-    "LOGPROB_CHUNK", "LossParts", "grpo_loss", "group_advantages", "importance_weights", "sequence_logprobs", "token_logprobs",
+    "LOGPROB_CHUNK", "LossParts", "grpo_loss", "group_advantages", "importance_weights", "right_padded", "sequence_logprobs",
+    "token_logprobs",
 ]

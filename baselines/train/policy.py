@@ -56,15 +56,16 @@ def load_tokenizer(path: str | Path) -> Any:
     return tokenizer
 
 
-def load_policy(config: ModelConfig, build_tasks: list[Task] | None = None) -> Policy:
-    """The model of `config` on its device, built first if `config.build` asks and it is missing."""
+def load_policy(config: ModelConfig, build_tasks: list[Task] | None = None, seed: int = 0) -> Policy:
+    """The model of `config` on its device, built first (its tokenizer trained on
+    `build_tasks`, its weights initialised with `seed`) if `config.build` asks and it is missing."""
     from transformers import AutoModelForCausalLM
 
     path = Path(config.path)
     if config.build is not None and not path.exists():
         from mcpgym.baselines.train.tiny_model import build_model
 
-        build_model(path, size=config.build, tasks=build_tasks)
+        build_model(path, size=config.build, tasks=build_tasks, vocab_size=config.vocab_size, seed=seed)
     device = resolve_device(config.device)
     dtype = resolve_dtype(config.dtype, device)
     tokenizer = load_tokenizer(config.path)

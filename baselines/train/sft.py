@@ -9,6 +9,7 @@ is saved as a model folder that `model.path` of a GRPO config can point at.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Sequence
@@ -30,11 +31,18 @@ from mcpgym.baselines.train.trainer import collate, warmup_schedule
 from mcpgym.envs import make_env
 from mcpgym.tasks.model import Task
 
+logger = logging.getLogger(__name__)
 
-def oracle_sequences(tasks: Sequence[Task], servers: Sequence[str], chat: ChatFormat, max_total_tokens: int, **env_kwargs: Any) -> list[TokenSequence]:
-    """The oracle's episode of each task as a token sequence with the assistant-token mask;
-    episodes that do not fit in `max_total_tokens`, or where the oracle could not read a
-    result (cut by `max_result_chars`, say) and so scored below the maximum, are left out."""
+
+def oracle_sequences(
+    tasks: Sequence[Task], servers: Sequence[str], chat: ChatFormat, max_total_tokens: int,
+    max_new_tokens: int | None = None, **env_kwargs: Any,
+) -> list[TokenSequence]:
+    """The oracle's episode of each task as a token sequence with the assistant-token mask.
+    Left out: episodes that do not fit in `max_total_tokens`, episodes with a turn longer than
+    `max_new_tokens` (end-of-turn token included: the policy could never end such a turn, so
+    learning it would teach turns the rollouts cut), and episodes where the oracle could not
+    read a result (cut by `max_result_chars`, say) and so scored below the maximum."""
     env = make_env(list(servers), tasks=list(tasks), **env_kwargs)
     sequences = []
     try:
@@ -42,15 +50,26 @@ def oracle_sequences(tasks: Sequence[Task], servers: Sequence[str], chat: ChatFo
             run = start(env, task, 0, chat, max_total_tokens)
             agent = OracleAgent()
             agent.reset(task, run.observation)
+            fits = True
             while not run.done:
                 action = agent.act(run.observation)
                 turn = chat.encode(action) + [chat.eos_id]
+                fits = fits and (max_new_tokens is None or len(turn) <= max_new_tokens)
                 advance(run, turn, chat, max_total_tokens)
-            if not run.episode.overlong and run.episode.reward >= SUCCESS:  # the oracle read every result
+            if fits and not run.episode.overlong and run.episode.reward >= SUCCESS:  # the oracle read every result
                 sequences.append(run.episode.tokens)
     finally:
         env.close()
     return sequences
+
+
+def longest_turn(sequence: TokenSequence) -> int:
+    """The most tokens one assistant turn of `sequence` has (its end-of-turn token included)."""
+    counts: dict[int, int] = {}
+    for turn in sequence.turn:
+        if turn >= 0:
+            counts[turn] = counts.get(turn, 0) + 1
+    return max(counts.values(), default=0)
 
 
 def train_sft(config: TrainConfig, policy: Policy | None = None, out: str | Path | None = None) -> Path:
@@ -60,10 +79,20 @@ def train_sft(config: TrainConfig, policy: Policy | None = None, out: str | Path
     tasks = select_tasks(config.tasks, "train", config.seed)
     if sft.max_tasks is not None:
         tasks = tasks[: sft.max_tasks]
-    policy = policy or load_policy(config.model, build_tasks=tasks)
+    policy = policy or load_policy(config.model, build_tasks=tasks, seed=config.seed)
     sequences = oracle_sequences(tasks, config.tasks.servers, policy.chat, rollout.max_total_tokens, **config.env_options())
     if not sequences:
-        raise ValueError("no oracle trajectory fits in rollout.max_total_tokens; raise it or pick other tasks")
+        raise ValueError(
+            f"no oracle trajectory fits in rollout.max_total_tokens={rollout.max_total_tokens}; raise it or pick other tasks"
+        )
+    longest = max(map(longest_turn, sequences))
+    if longest > rollout.max_new_tokens:
+        logger.warning(
+            "SFT: the oracle's turns take up to %d tokens, more than rollout.max_new_tokens=%d: rollouts will cut "
+            "such turns (overlong episodes); raise rollout.max_new_tokens to at least %d", longest, rollout.max_new_tokens, longest,
+        )
+    if len(sequences) < len(tasks):
+        logger.warning("SFT: %d of %d oracle episodes left out (over max_total_tokens, or not solved)", len(tasks) - len(sequences), len(tasks))
     torch.manual_seed(config.seed)
     rng = random.Random(config.seed)
     model = policy.model
@@ -82,7 +111,7 @@ def train_sft(config: TrainConfig, policy: Policy | None = None, out: str | Path
                 chosen = [sequences[i] for i in order[start_at : start_at + sft.batch_size]]
                 started = time.perf_counter()
                 batch = collate(chosen, [0.0] * len(chosen), pad_id, policy.device)
-                logp = sequence_logprobs(model, batch.ids, batch.attention)
+                logp = sequence_logprobs(model, batch.ids, batch.attention, mask=batch.mask)
                 tokens = batch.mask.sum().clamp(min=1)
                 loss = -(logp * batch.mask).sum() / tokens
                 optimizer.zero_grad(set_to_none=True)
@@ -113,4 +142,4 @@ def train_sft(config: TrainConfig, policy: Policy | None = None, out: str | Path
     return target
 
 
-__all__ = ["oracle_sequences", "train_sft"]
+__all__ = ["longest_turn", "oracle_sequences", "train_sft"]

@@ -160,7 +160,7 @@ class GrpoTrainer:
         self.test_tasks = select_tasks(config.tasks, "test", config.seed)
         if not self.train_tasks:
             raise ValueError(f"no training tasks for servers {config.tasks.servers} in {config.tasks.train!r}")
-        self.policy = policy or load_policy(config.model, build_tasks=self.train_tasks)
+        self.policy = policy or load_policy(config.model, build_tasks=self.train_tasks, seed=config.seed)
         model = self.policy.model
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(
@@ -347,15 +347,15 @@ class GrpoTrainer:
         ref: list[torch.Tensor | None] = [None] * len(batches)
         with torch.no_grad():
             if objective.mu > 1:
-                old = [sequence_logprobs(model, b.ids, b.attention, temperature) for b in batches]
+                old = [sequence_logprobs(model, b.ids, b.attention, temperature, mask=b.mask) for b in batches]
             if self.reference is not None:
                 with self.reference.applied(model):
-                    ref = [sequence_logprobs(model, b.ids, b.attention, temperature) for b in batches]
+                    ref = [sequence_logprobs(model, b.ids, b.attention, temperature, mask=b.mask) for b in batches]
         totals: dict[str, list[float]] = defaultdict(list)
         for _ in range(objective.mu):
             self.optimizer.zero_grad(set_to_none=True)
             for batch, old_logp, ref_logp in zip(batches, old, ref, strict=True):
-                logp = sequence_logprobs(model, batch.ids, batch.attention, temperature)
+                logp = sequence_logprobs(model, batch.ids, batch.attention, temperature, mask=batch.mask)
                 old_used = logp.detach() if old_logp is None else old_logp
                 weights = None if batch.sampler_logp is None else importance_weights(old_used, batch.sampler_logp, objective.is_cap)
                 parts = grpo_loss(
@@ -421,6 +421,7 @@ class GrpoTrainer:
             **{f"pass@{t}": overall["pass_rate"][str(t)] for t in THRESHOLDS},
             "finish_rate": overall["finish_rate"],
             "calls_per_episode": overall["calls_per_episode"],
+            "well_formed_rate": well_formed_rate(episodes),
             **{f"component/{k}": v for k, v in overall["components"].items()},
             "episodes": overall["episodes"],
             "time": time.perf_counter() - started,
@@ -472,6 +473,23 @@ class GrpoTrainer:
         self.generator.sync(self.policy.model)
 
 
+WELL_FORMED = ("ok", "error")
+"""Call statuses of a call the environment could read and run (`error`: the tool refused it,
+a wrong id say); `malformed` and `rejected` calls are not well formed."""
+
+
+def well_formed_rate(episodes: Sequence[Episode]) -> float:
+    """The share of episodes that made at least one tool call and whose every call was well
+    formed: parsed, of an exposed tool, with arguments that pass its schema."""
+    if not episodes:
+        return 0.0
+    good = 0
+    for episode in episodes:
+        calls = episode.trajectory.get("calls") or []
+        good += bool(calls) and all(call.get("status") in WELL_FORMED for call in calls)
+    return good / len(episodes)
+
+
 def episode_metrics(episodes: list[Episode]) -> dict[str, Any]:
     """Means over a batch of episodes: the eval harness's summary (reward and its components,
     pass and finish rates, calls, invalid calls) plus what only training needs."""
@@ -491,9 +509,10 @@ def episode_metrics(episodes: list[Episode]) -> dict[str, Any]:
         "calls_per_episode": summary["calls_per_episode"],
         "turns_per_episode": sum(e.turns for e in episodes) / n,
         "invalid_call_rate": summary["invalid_call_rate"],
+        "well_formed_rate": well_formed_rate(episodes),
         "completion_tokens": sum(e.completion_tokens for e in episodes) / n,
         "episode_tokens": sum(len(e.tokens) for e in episodes) / n,
     }
 
 
-__all__ = ["GrpoTrainer", "ReferenceWeights", "collate", "episode_metrics", "step_seed"]
+__all__ = ["GrpoTrainer", "ReferenceWeights", "collate", "episode_metrics", "step_seed", "well_formed_rate"]
