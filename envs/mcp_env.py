@@ -94,6 +94,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         max_tools: int | None = None,
         strict_tools: bool = False,
         user: str | LlmUserConfig | dict[str, Any] = "scripted",
+        max_turn_steps: int | None = None,
     ) -> None:
         """`tools`: expose only these tools (public names; default all), e.g. to keep a small
         model's prompt short; tasks whose ground truth needs another tool are refused.
@@ -105,6 +106,9 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         `strict_tools`: `tools` in OpenAI's strict form (every property required, optional
         ones nullable, `"strict": true`); a null sent for an optional argument means "not given".
         `max_action_chars`: longer actions are answered with a `format_error` and not run.
+        `max_turn_steps`: the most assistant steps that call tools within one user request;
+        the step that goes beyond it is run and the episode truncated (BFCL ends a
+        conversation so after 20; None: only `max_turns` bounds the episode).
         `user`: "scripted" (the task's turns, word for word: deterministic and free) or an
         `LlmUserConfig` (or its dict) for an LLM that plays the user from the task's script
         (`mcpgym.envs.user_simulator`): it rewords the requests, answers the agent's questions
@@ -129,6 +133,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 "max_tools": max_tools,
                 "strict_tools": strict_tools,
                 "user": user,
+                "max_turn_steps": max_turn_steps,
             },
             "environment options",
         )
@@ -140,6 +145,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         for task in self.tasks:
             self._check_task(task)
         self.max_turns = options.max_turns
+        self.max_turn_steps = options.max_turn_steps
         self.max_calls = options.max_calls
         self.max_result_chars = options.max_result_chars
         self.max_action_chars = options.max_action_chars
@@ -175,6 +181,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         self._ids = itertools.count(1)
         self._turn = 0
         self._steps = 0
+        self._turn_steps = 0
         self._budget_used = 0
         self._ended = False
         self.trajectory = Trajectory(task_id=self.task.id)
@@ -220,6 +227,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                 self.trajectory.answers.append(finished if finished is not None else parsed.answer)
                 self._turn += 1
                 self._replies = 0
+                self._turn_steps = 0
                 if self._turn < len(self.task.turns):
                     if self.task.turns[self._turn].reveals:
                         self._view = self._episode_view(self.task, self._turn)
@@ -227,6 +235,10 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
                     self._add_message({"role": "user", "content": text})
                 else:
                     terminated = True
+        if not answered:
+            self._turn_steps += 1
+            if self.max_turn_steps is not None and self._turn_steps > self.max_turn_steps:
+                truncated = True
         if not terminated and self._steps >= self.max_turns:
             truncated = True
         info: dict[str, Any] = {

@@ -37,6 +37,8 @@ class EnvOptions(BaseModel):
     max_tools: StrictInt | None = Field(default=None, ge=2, le=10_000)
     strict_tools: StrictBool = False
     """Show the tool schemas in OpenAI's strict form (`mcpgym.servers.kernel.tools.strict_schema`)."""
+    max_turn_steps: StrictInt | None = Field(default=None, ge=1, le=100_000)
+    """Tool-calling steps allowed within one user request (None: no such bound)."""
     user: Literal["scripted"] | LlmUserConfig = "scripted"
     """Who plays the user: the task's scripted turns, or an LLM (`mcpgym.envs.user_simulator`)."""
 

@@ -237,6 +237,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             seed=args.seed,
             env_kwargs={"max_turns": args.max_turns, "max_calls": args.max_calls, "reward": args.reward,
+                        **({"max_turn_steps": args.max_turn_steps} if args.max_turn_steps else {}),
                         **user_settings(args)},
             progress=not args.quiet,
             overwrite=args.overwrite,
@@ -612,6 +613,9 @@ def _add_eval(sub: Any) -> None:
                          help="assistant turns per episode, 1 to 1000 (default 24)")
     episode.add_argument("--max-calls", type=bounded_int(1, 10_000), default=48, metavar="N",
                          help="tool calls per episode, 1 to 10000 (default 48)")
+    episode.add_argument("--max-turn-steps", type=bounded_int(1, 1000), default=None, metavar="N",
+                         help="tool-calling turns within one user request, 1 to 1000; the episode is cut at the one "
+                         "beyond (BFCL's runner: 20) (default: no such bound)")
     episode.add_argument("--max-steps", type=bounded_int(1, 100_000), default=128, metavar="N",
                          help="for --agent command: MCP tool calls per episode, finish included, 1 to 100000 (default 128)")
     episode.add_argument("--reward", choices=REWARDS, default="dense", help=REWARD_HELP)

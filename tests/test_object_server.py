@@ -206,3 +206,22 @@ def test_own_names_that_collide_are_refused() -> None:
     data.update(id="clash", servers=["zendesk", "docs"], tool_names="own")
     with pytest.raises(ValueError, match="both have a tool named"):
         make_env(["zendesk", "docs"], tasks=[Task.model_validate(data)])
+
+
+def test_max_turn_steps_cuts_an_episode_that_keeps_calling_within_one_request() -> None:
+    task = _revealing_task()
+    call = '<tool_call>{"name": "list_groups", "arguments": {}}</tool_call>'
+    env = make_env(["zendesk"], tasks=[task], max_turn_steps=2)
+    env.reset(options={"task": task.id})
+    assert env.step(call)[3] is False and env.step(call)[3] is False
+    *_, terminated, truncated, info = env.step(call)
+    assert truncated and not terminated and len(info["calls"]) == 3, "the step beyond the bound runs, then the cut"
+    env.reset(options={"task": task.id})
+    for action in (call, call, "Six.", call, call):  # an answer starts the count again
+        _, _, terminated, truncated, _ = env.step(action)
+        assert not terminated and not truncated
+    unbounded = make_env(["zendesk"], tasks=[task])
+    unbounded.reset(options={"task": task.id})
+    assert not any(unbounded.step(call)[3] for _ in range(5))
+    with pytest.raises(ValueError, match="max_turn_steps"):
+        make_env(["zendesk"], max_turn_steps=0)
