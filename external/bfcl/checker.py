@@ -18,7 +18,6 @@ own model name and removes exactly the names it created, so checks are independe
 from __future__ import annotations
 
 import copy
-import importlib
 import re
 import uuid
 from collections.abc import Sequence
@@ -27,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from mcpgym.external.bfcl.calls import CallError, call_text, parse_call
-from mcpgym.external.bfcl.package import BfclEntry, class_tools, entry_by_id, require_bfcl
+from mcpgym.external.bfcl.package import BfclEntry, bfcl_module, class_tools, entry_by_id
 from mcpgym.tasks.model import Task
 
 MAX_MESSAGE = 2_000
@@ -52,13 +51,11 @@ class BfclVerdict(BaseModel):
 
 
 def _utils() -> Any:
-    require_bfcl()
-    return importlib.import_module("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils")
+    return bfcl_module("eval_checker.multi_turn_eval.multi_turn_utils")
 
 
 def _checker() -> Any:
-    require_bfcl()
-    return importlib.import_module("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker")
+    return bfcl_module("eval_checker.multi_turn_eval.multi_turn_checker")
 
 
 def _entry_of(source: Task | BfclEntry | str) -> BfclEntry:

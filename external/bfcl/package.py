@@ -60,9 +60,15 @@ def bfcl_version() -> str:
     return metadata.version("bfcl-eval")
 
 
-def _config() -> ModuleType:
+def bfcl_module(name: str) -> ModuleType:
+    """A light module of `bfcl_eval` (`eval_checker.multi_turn_eval.multi_turn_utils`, ...),
+    imported once the package is known to be there."""
     require_bfcl()
-    return importlib.import_module("bfcl_eval.constants.executable_backend_config")
+    return importlib.import_module(f"bfcl_eval.{name}")
+
+
+def _config() -> ModuleType:
+    return bfcl_module("constants.executable_backend_config")
 
 
 def _known_class(class_name: str) -> str:

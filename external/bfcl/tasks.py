@@ -27,8 +27,8 @@ from mcpgym.external.bfcl.package import (
     SERVERS,
     BfclEntry,
     Category,
+    bfcl_module,
     load_entries,
-    require_bfcl,
     tool_owner,
 )
 from mcpgym.tasks.model import GroundTruthCall, Task, ToolRef, Turn
@@ -44,10 +44,7 @@ def initial_state(entry: BfclEntry, class_name: str) -> dict[str, Any]:
 
 
 def _added_tools_prompt() -> str:
-    require_bfcl()
-    from bfcl_eval.constants.default_prompts import DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC
-
-    return str(DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC)
+    return str(bfcl_module("constants.default_prompts").DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC)
 
 
 def _owner(entry: BfclEntry, tool: str) -> str:

@@ -149,10 +149,12 @@ class ObjectServerSpec:
         """The same check: a backend's state does not depend on the seed."""
         self.check_state(state)
 
-    def initial_attributes(self, state: ObjectState | None) -> str:
-        """The initial state's attributes as canonical JSON, built once per configuration."""
+    def initial_attributes(self, state: ObjectState | None, backend: Any = None) -> str:
+        """The initial state's attributes as canonical JSON, built once per configuration
+        (read off `backend` when given: one just created in that state)."""
         key = None if state is None else state.digest
-        return _initial.get((self, key), lambda: canonical_json(self.attributes(self.create(state))))
+        return _initial.get((self, key), lambda: canonical_json(
+            self.attributes(self.create(state) if backend is None else backend)))
 
 
 class ObjectSession:
@@ -178,7 +180,7 @@ class ObjectSession:
         backend = self.spec.create(chosen)
         self.seed = self.seed if seed is None else seed
         self.state, self.backend = chosen, backend
-        self._size = len(self.spec.initial_attributes(chosen))
+        self._size = len(self.spec.initial_attributes(chosen, backend))
         self._bound = self._size
         """An upper bound on the state's size in bytes of JSON (measured, or grown by
         `growth` per call since it was)."""
