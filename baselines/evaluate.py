@@ -143,7 +143,7 @@ class EnvPool:
         free = self.free.setdefault(tuple(servers), [])
         if free:
             return free.pop()
-        env = make_env(list(servers), **self.env_kwargs)
+        env = make_env(list(servers), **{"tasks": [], **self.env_kwargs})  # episodes name their task at reset
         self.all.append(env)
         return env
 

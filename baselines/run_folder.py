@@ -81,10 +81,13 @@ def tasks_digest(tasks: Sequence[Task]) -> str:
 
 
 def setting(value: Any) -> Setting:
-    """A setting as the manifest records it: JSON scalars as they are, a settings object with
-    `public()` (an LLM user's: no key) as that JSON, anything else by its name."""
+    """A setting as the manifest records it: JSON scalars as they are, a list of them (a tool
+    subset) as its JSON, a settings object with `public()` (an LLM user's: no key) as that
+    JSON, anything else by its name."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
+    if isinstance(value, list | tuple) and all(item is None or isinstance(item, (str, int, float, bool)) for item in value):
+        return json.dumps(list(value))
     if callable(getattr(value, "public", None)):
         return json.dumps(value.public(), sort_keys=True)
     return f"{type(value).__module__}.{getattr(value, '__qualname__', type(value).__qualname__)}"

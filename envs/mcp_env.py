@@ -86,7 +86,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         max_result_chars: int = 16_000,
         max_action_chars: int = DEFAULT_MAX_ACTION_CHARS,
         reward: str | RewardFn = "dense",
-        shaping: bool = False,
+        shaping: bool | str = False,
         render_mode: str | None = None,
         tools: Sequence[str] | None = None,
         tool_scope: str = "task",
@@ -105,6 +105,9 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         Calls of a tool not shown answer `unknown_tool`.
         `strict_tools`: `tools` in OpenAI's strict form (every property required, optional
         ones nullable, `"strict": true`); a null sent for an optional argument means "not given".
+        `shaping`: pay the increase of the reward so far at the end of every user turn (True)
+        or after every step ("step"), so the episode's rewards sum to its final reward;
+        False pays it once, at the end.
         `max_action_chars`: longer actions are answered with a `format_error` and not run.
         `max_turn_steps`: the most assistant steps that call tools within one user request;
         the step that goes beyond it is run and the episode truncated (BFCL ends a
@@ -249,7 +252,7 @@ class McpEnv(gym.Env[dict[str, Any], Any]):
         }
         reward = 0.0
         self._ended = terminated or truncated
-        if self._ended or (self.shaping and answered):
+        if self._ended or self.shaping == "step" or (self.shaping and answered):
             self.trajectory.finished = terminated
             breakdown = as_breakdown(self.score())
             info["reward_breakdown"] = breakdown.model_dump()

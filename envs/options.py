@@ -29,7 +29,8 @@ class EnvOptions(BaseModel):
     max_result_chars: StrictInt = Field(default=16_000, ge=64, le=2**26)
     max_action_chars: StrictInt = Field(default=DEFAULT_MAX_ACTION_CHARS, ge=256, le=2**26)
     reward: StrictStr | Callable[..., Any] = "dense"
-    shaping: StrictBool = False
+    shaping: StrictBool | Literal["step"] = False
+    """Pay the reward's increase at the end of every user turn (True) or after every step."""
     render_mode: Literal["ansi"] | None = None
     tools: list[StrictStr] | None = Field(default=None, max_length=10_000)
     tool_scope: Literal["task", "all"] = "task"

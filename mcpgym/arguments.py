@@ -198,6 +198,14 @@ seed = bounded_int(0, MAX_SEED, span="0 to 2^32-1")
 positive_int = bounded_int(1, 2**31 - 1, span="1 to 2^31-1")
 
 
+def tool_name(text: str) -> str:
+    """A tool's public name as typed: 1 to 200 characters, no spaces (whether the servers have
+    it is checked where the servers are known)."""
+    if not text or len(text) > 200 or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a tool name (1 to 200 characters, no spaces)")
+    return text
+
+
 def listing(names: Iterable[str], limit: int = 400) -> str:
     """`names` joined by commas, cut near `limit` characters with a count of those left out."""
     names = list(names)
@@ -234,7 +242,8 @@ def server_list(given: Sequence[str] | None, default: Sequence[str] = ()) -> lis
 QUIET_HELP = "print only the results: no progress bar, no episode transcripts"
 """What `--quiet` means, in every command that has it."""
 TASKS_HELP = ("a JSONL task file, or a set: shipped (every hand-written task), handwritten, synth, synth-train, "
-              "synth-test, a server name (its shipped tasks), a shipped file's stem such as workspace, or BFCL's "
+              "synth-test, a server name (its shipped tasks), a shipped file's stem such as workspace, the generated "
+              "ticket-priority-train and ticket-priority-test (the trainer's CPU tasks), or BFCL's "
               "multi-turn tasks (needs bfcl-eval, docs/bfcl.md): bfcl-multi-turn (all 800), bfcl-multi-turn-base, "
               "bfcl-multi-turn-miss-func, bfcl-multi-turn-miss-param, bfcl-multi-turn-long-context")
 
@@ -350,11 +359,11 @@ def task_file(text: str) -> TaskSource:
 def task_set_names() -> list[str]:
     """The names `--tasks` takes besides a file: shipped, the named sets, server names and shipped files' stems."""
     from mcpgym.servers.catalog import server_names
-    from mcpgym.tasks.loader import BENCHMARK_SETS, TASK_SETS, shipped_task_files
+    from mcpgym.tasks.loader import BENCHMARK_SETS, GENERATED_SETS, TASK_SETS, shipped_task_files
 
     stems = {name.removesuffix(".jsonl") for name in shipped_task_files()}
-    own = [name for name in TASK_SETS if name not in BENCHMARK_SETS]
-    return ["shipped", *own, *sorted(stems | set(server_names())), *BENCHMARK_SETS]
+    shipped = [name for name in TASK_SETS if name not in BENCHMARK_SETS and name not in GENERATED_SETS]
+    return ["shipped", *shipped, *sorted(stems | set(server_names())), *GENERATED_SETS, *BENCHMARK_SETS]
 
 
 def task_source(text: str) -> TaskSource:
@@ -573,7 +582,7 @@ def _cell(text: str, escape: bool = True) -> str:
 __all__ = [
     "MAX_SEED", "OPENAI_URL", "QUIET_HELP", "TASKS_HELP", "BoundedFloat", "BoundedInt", "CliError", "Parser",
     "TaskSource", "UsageError", "add_quiet", "add_seed", "add_servers", "add_tasks", "bounded_float", "bounded_int",
-    "env_id", "http_url", "listing", "model_path", "one_line", "openai_url",
+    "env_id", "http_url", "listing", "model_path", "one_line", "openai_url", "tool_name",
     "output_file", "output_folder", "positive_int", "reference_markdown", "seed", "server_list", "task_file",
     "task_source",
 ]

@@ -228,6 +228,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     tasks = list(args.tasks.tasks)[: args.limit]
     spec = agent_spec(args)
+    env_kwargs = {"max_turns": args.max_turns, "max_calls": args.max_calls, "reward": args.reward,
+                  "max_result_chars": args.max_result_chars,
+                  **({"max_turn_steps": args.max_turn_steps} if args.max_turn_steps else {}),
+                  **({"tools": args.tools} if args.tools else {})}
+    if args.tools:
+        check_tools_shown(tasks, args.tools)
     try:
         report = evaluate(
             tasks,
@@ -236,9 +242,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             episodes_per_task=args.episodes_per_task,
             concurrency=args.concurrency,
             seed=args.seed,
-            env_kwargs={"max_turns": args.max_turns, "max_calls": args.max_calls, "reward": args.reward,
-                        **({"max_turn_steps": args.max_turn_steps} if args.max_turn_steps else {}),
-                        **user_settings(args)},
+            env_kwargs=env_kwargs | user_settings(args),
             progress=not args.quiet,
             overwrite=args.overwrite,
             workers=args.workers,
@@ -265,6 +269,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
         "summary.json, summary.md, reward_by_server.png, reward_by_difficulty.png, report.html"
     )
     return 0
+
+
+def check_tools_shown(tasks: list[Any], tools: list[str]) -> None:
+    """`UsageError` unless every task runs with only `tools` shown (each name is a tool of the
+    task's servers, and the task's ground truth needs no other)."""
+    from mcpgym.envs import make_env
+
+    by_servers: dict[tuple[str, ...], list[Any]] = {}
+    for task in tasks:
+        by_servers.setdefault(tuple(task.servers), []).append(task)
+    for servers, group in by_servers.items():
+        try:
+            make_env(list(servers), tools=tools, tasks=group).close()
+        except ValueError as err:
+            raise UsageError(f"--tools: {arguments.one_line(str(err))}") from None
 
 
 def user_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -616,6 +635,12 @@ def _add_eval(sub: Any) -> None:
     episode.add_argument("--max-turn-steps", type=bounded_int(1, 1000), default=None, metavar="N",
                          help="tool-calling turns within one user request, 1 to 1000; the episode is cut at the one "
                          "beyond (BFCL's runner: 20) (default: no such bound)")
+    episode.add_argument("--tools", nargs="+", type=arguments.tool_name, default=None, metavar="NAME",
+                         help="show only these tools (public names: get_ticket, or zendesk__get_ticket with several "
+                         "servers; finish always), as a training run's tasks.tools; a task that needs another is an "
+                         "error (default: the tools of the task's servers)")
+    episode.add_argument("--max-result-chars", type=bounded_int(64, 2**26), default=16_000, metavar="N",
+                         help="cut longer tool results, with a note, 64 to 67108864 (default 16000)")
     episode.add_argument("--max-steps", type=bounded_int(1, 100_000), default=128, metavar="N",
                          help="for --agent command: MCP tool calls per episode, finish included, 1 to 100000 (default 128)")
     episode.add_argument("--reward", choices=REWARDS, default="dense", help=REWARD_HELP)

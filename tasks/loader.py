@@ -91,7 +91,11 @@ BENCHMARK_SETS = {
 """Other benchmarks' task sets (set name -> BFCL category), read from the installed `bfcl-eval`
 package (docs/bfcl.md); without it, asking for one raises an ImportError naming the install."""
 
-TASK_SETS = ("handwritten", "synth", "synth-train", "synth-test", *BENCHMARK_SETS)
+GENERATED_SETS = {"ticket-priority-train": "train", "ticket-priority-test": "test"}
+"""Task sets built on demand (set name -> split), single-skill families for training
+(`mcpgym.tasks.generated`)."""
+
+TASK_SETS = ("handwritten", "synth", "synth-train", "synth-test", *GENERATED_SETS, *BENCHMARK_SETS)
 """Named task sets an environment or `mcpgym eval --tasks` accepts besides a JSONL path."""
 
 
@@ -102,6 +106,10 @@ def named_tasks(name: str, servers: Sequence[str] | None = None) -> list[Task]:
     if name.startswith("synth"):
         split = name.removeprefix("synth").removeprefix("-") or None
         return synthesized_tasks(split, servers)
+    if name in GENERATED_SETS:
+        from mcpgym.tasks.generated import generated_tasks
+
+        return [t for t in generated_tasks(name) if servers is None or set(t.servers) <= set(servers)]
     if name in BENCHMARK_SETS:
         from mcpgym.external.bfcl.tasks import bfcl_tasks
 

@@ -303,3 +303,26 @@ def test_eval_workers_play_in_processes_with_the_same_rewards(tmp_path: Path) ->
                      "--quiet", "--out", str(out)]) == 0
         rewards[workers] = {(r["task_id"], r["reward"]) for r in map(json.loads, (out / "trajectories.jsonl").read_text().splitlines())}
     assert rewards["1"] == rewards["2"] and len(rewards["1"]) == 3
+
+
+def test_eval_shows_only_the_tools_named_and_plays_the_generated_sets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    out = tmp_path / "priority"
+    assert main(["eval", "--tasks", "ticket-priority-test", "--limit", "3", "--tools", "get_ticket",
+                 "--max-result-chars", "800", "--quiet", "--out", str(out)]) == 0
+    records = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
+    assert [r["reward"] for r in records] == [1.0, 1.0, 1.0]
+    assert all(r["task_id"].startswith("ticket-priority-") for r in records)
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["env"]["tools"] == '["get_ticket"]' and manifest["env"]["max_result_chars"] == 800
+    # another tool subset is another run: the folder's settings differ, so it does not resume
+    assert main(["eval", "--tasks", "ticket-priority-test", "--limit", "3", "--tools", "get_ticket", "list_tickets",
+                 "--quiet", "--out", str(out)]) != 0
+    capsys.readouterr()
+    # a tool the servers lack, and tasks that need a tool not shown, are usage errors before any episode
+    assert main(["eval", "--tasks", "ticket-priority-test", "--tools", "no_such_tool", "--out", str(tmp_path / "a")]) == 2
+    assert "no tools named ['no_such_tool']" in capsys.readouterr().err
+    assert main(["eval", "--tasks", "zendesk", "--tools", "get_ticket", "--out", str(tmp_path / "b")]) == 2
+    assert "not exposed" in capsys.readouterr().err
+    assert not (tmp_path / "a" / "trajectories.jsonl").exists() and not (tmp_path / "b" / "trajectories.jsonl").exists()

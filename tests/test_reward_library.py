@@ -114,18 +114,26 @@ def test_hacks_score_clearly_below_the_oracle(task: Task) -> None:
         assert breakdown.reward <= 1.0 - HACK_MARGIN, f"{name}: {breakdown.reward:.3f} {breakdown.components}"
 
 
-def test_per_turn_shaping_sums_to_the_final_reward() -> None:
+@pytest.mark.parametrize("shaping", [True, "step"])
+def test_per_turn_shaping_sums_to_the_final_reward(shaping: bool | str) -> None:
     task = next(t for t in TASKS if len(t.turns) > 1)
+    paid_steps: dict[str, list[float]] = {}
     for agent in (OracleAgent(), FirstCallOnlyAgent(), NoOpAgent()):
-        env = make_env(task.servers, shaping=True)
+        env = make_env(task.servers, shaping=shaping)
         observation, _ = env.reset(options={"task": task})
         agent.reset(task, observation)
-        total, done, info = 0.0, False, {}
+        done, info, rewards = False, {}, []
         while not done:
             observation, reward, terminated, truncated, info = env.step(agent.act(observation))
-            total += reward
+            rewards.append(reward)
             done = terminated or truncated
-        assert total == pytest.approx(info["reward_breakdown"]["reward"])
+        assert sum(rewards) == pytest.approx(info["reward_breakdown"]["reward"])
+        paid_steps[type(agent).__name__] = rewards
+    first_step = paid_steps["OracleAgent"][0]  # the oracle's first step calls tools and answers nothing
+    if shaping == "step":  # its calls already pay their process components
+        assert first_step > 0
+    else:  # only the end of a user turn pays
+        assert first_step == 0
 
 
 def test_the_env_reports_every_component() -> None:

@@ -201,7 +201,7 @@ def reversed_env_reward(episode: Any) -> list[float]:
 
 
 def test_per_turn_reward_functions_are_named_in_the_config_and_checked() -> None:
-    assert resolve_turn_reward("env") is None
+    assert resolve_turn_reward("env") is None and resolve_turn_reward("env-step") is None
     assert resolve_turn_reward("test_train_credit:turn_index_reward") is turn_index_reward
     for bad, message in [
         ("turn_index_reward", "package.module:function"),
@@ -441,11 +441,15 @@ def test_a_grpo_step_in_hybrid_mode_with_env_shaping_and_the_correction(tmp_path
             f"tasks.train={json.dumps(str(tmp_path / 'train.jsonl'))}", "tasks.test=handwritten", "tasks.max_test=0",
             "tasks.families=null", 'tasks.tools=["get_ticket"]', "rollout.tasks_per_step=2", "rollout.group_size=4",
             "rollout.max_new_tokens=24", "rollout.max_turns=2", "objective.mask_truncated=false", "objective.mu=2",
-            "objective.advantage=hybrid", "objective.is_correction=true", "eval_every=0", "steps=1",
+            "objective.advantage=hybrid", "objective.turn_reward=env-step", "objective.is_correction=true",
+            "eval_every=0", "steps=1",
         ],
     )
     trainer = GrpoTrainer(config)
-    assert all(env.unwrapped.shaping for env in trainer.envs)
+    assert all(env.unwrapped.shaping == "step" for env in trainer.envs)
     metrics = trainer.train_step()
+    # the calibration check ran on the step's own episodes: a share in [0, 1] or None (no pair)
+    assert "turn_sign_agreement" in metrics and "turn_rank_correlation" in metrics
+    assert metrics["turn_sign_agreement"] is None or 0.0 <= metrics["turn_sign_agreement"] <= 1.0
     assert metrics["is_weight_mean"] == pytest.approx(1.0, abs=0.05)  # same model, same precision: weights near 1
     assert "advantage_abs_mean" in metrics and math.isfinite(metrics["loss"])

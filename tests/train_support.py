@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpgym.baselines.train.generation import Sampling
-from mcpgym.baselines.train.task_sets import ticket_field_tasks
+from mcpgym.tasks.generated import ticket_field_tasks
 from mcpgym.tasks.model import Task
 
 TOOLS = ["get_ticket", "get_user"]

@@ -57,7 +57,7 @@ class TasksConfig(Section):
     servers: list[str] = Field(default_factory=lambda: ["zendesk"])
     train: str = "synth-train"
     """A named task set (handwritten, synth, synth-train, synth-test; the trainer's generated
-    ticket-priority-train and ticket-priority-test, `task_sets.GENERATED_SETS`) or a JSONL path;
+    ticket-priority-train and ticket-priority-test, `mcpgym.tasks.generated`) or a JSONL path;
     `PATH:train` / `PATH:test` keep the file's tasks of that split (`mcpgym synth` tags them)."""
     test: str = "synth-test"
     families: list[str] | None = None
@@ -125,8 +125,9 @@ class ObjectiveConfig(Section):
     turn's reward against the same turn of its group; `hybrid` outcome plus `turn_weight`
     times turn (docs/training.md, "Turn-level credit")."""
     turn_reward: str = Field("env", min_length=1, max_length=200)
-    """Per-turn rewards for `turn` and `hybrid`: `env` (the environment's, run with `shaping`)
-    or `package.module:function`, called with each episode, returning one number per turn."""
+    """Per-turn rewards for `turn` and `hybrid`: `env` (the environment's, paid at the end of
+    each user turn), `env-step` (the environment's, paid after every assistant step), or
+    `package.module:function`, called with each episode, returning one number per turn."""
     turn_weight: float = Field(1.0, ge=0, le=100)
     """`hybrid`: the weight of the turn-level advantage added to the outcome advantage."""
     is_correction: bool = False

@@ -38,18 +38,23 @@ TurnRewardFn = Callable[[Any], Sequence[float]]
 """(episode) -> one reward per assistant turn of the episode."""
 
 ENV_TURN_REWARD = "env"
-"""`objective.turn_reward` value for the environment's per-turn (shaping) rewards."""
+"""`objective.turn_reward` value for the environment's per-turn rewards paid at the end of
+each user turn (the env's `shaping=True`)."""
+ENV_SHAPING: dict[str, bool | str] = {ENV_TURN_REWARD: True, "env-step": "step"}
+"""The `objective.turn_reward` values read off the environment -> the env's `shaping`:
+`env` pays each user turn's increase of the score, `env-step` each assistant step's (so a
+turn that only calls tools is paid for its calls' process components)."""
 
 
 def resolve_turn_reward(name: str) -> TurnRewardFn | None:
     """The per-turn reward function `objective.turn_reward` names: None for the environment's
-    rewards (`env`), else `package.module:function` imported. Raises ValueError naming what is
-    wrong (bad form, no such module or attribute, not callable)."""
-    if name == ENV_TURN_REWARD:
+    rewards (`env`, `env-step`), else `package.module:function` imported. Raises ValueError
+    naming what is wrong (bad form, no such module or attribute, not callable)."""
+    if name in ENV_SHAPING:
         return None
     module_name, sep, attribute = name.partition(":")
     if not sep or not module_name or not attribute:
-        raise ValueError(f"objective.turn_reward must be 'env' or 'package.module:function', got {name!r}")
+        raise ValueError(f"objective.turn_reward must be 'env', 'env-step' or 'package.module:function', got {name!r}")
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
@@ -250,6 +255,7 @@ def calibrate_episodes(episodes: Sequence[Any], function: TurnRewardFn | None = 
 
 
 __all__ = [
+    "ENV_SHAPING",
     "ENV_TURN_REWARD",
     "AdvantageMode",
     "Calibration",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import random
 import shutil
 import statistics
@@ -39,8 +40,9 @@ from mcpgym.baselines.remote_envs import RemoteEnvs
 from mcpgym.baselines.train.chat import TokenSequence
 from mcpgym.baselines.train.config import TrainConfig
 from mcpgym.baselines.train.credit import (
-    ENV_TURN_REWARD,
+    ENV_SHAPING,
     TurnRewardFn,
+    calibrate_episodes,
     combine_advantages,
     episode_turn_rewards,
     resolve_turn_reward,
@@ -174,8 +176,8 @@ class GrpoTrainer:
             resolve_turn_reward(objective.turn_reward) if objective.advantage != "outcome" else None
         )
         env_kwargs = {"tasks": self.train_tasks, "reward": config.tasks.reward, **config.env_options()}
-        if objective.advantage != "outcome" and objective.turn_reward == ENV_TURN_REWARD:
-            env_kwargs["shaping"] = True  # the env pays each turn's increase of the score
+        if objective.advantage != "outcome" and objective.turn_reward in ENV_SHAPING:
+            env_kwargs["shaping"] = ENV_SHAPING[objective.turn_reward]  # the env pays each turn's increase of the score
         count = rollout.tasks_per_step * rollout.group_size
         self.remote_envs = (
             RemoteEnvs(config.tasks.servers, env_kwargs, count, rollout.env_workers, rollout.env_backend)
@@ -330,6 +332,10 @@ class GrpoTrainer:
             "advantage_abs_mean": statistics.fmean(abs(a) for values in counted for a in values) if any(counted) else 0.0,
             "trained_episodes": len(keep),
         }
+        if objective.advantage != "outcome":  # the calibration check, on the policy's own episodes
+            calibration = calibrate_episodes(episodes, self.turn_reward, objective.scale_by_std)
+            stats["turn_sign_agreement"] = None if math.isnan(calibration.share) else calibration.share
+            stats["turn_rank_correlation"] = None if math.isnan(calibration.rank_correlation) else calibration.rank_correlation
         if not keep:
             return stats | {"skipped_update": True}
         size = optim.micro_batch_size
