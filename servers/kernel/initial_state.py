@@ -18,21 +18,20 @@ to the patched rows, and a reset to the same state undoes in place.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cached_property
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, RootModel, TypeAdapter, ValidationError, model_validator
+
 from sqlalchemy import Column, Integer, Table
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from mcpgym.servers.kernel.changelog import ChangeLog
 from mcpgym.servers.kernel.database import TableLayout, load_database, new_connection, quote
+from mcpgym.servers.kernel.digested import Digested
 
 if TYPE_CHECKING:
     from mcpgym.servers.kernel.spec import ServerSpec
@@ -87,30 +86,17 @@ class RowDelete(_Op):
 RowOp = Annotated[RowInsert | RowUpdate | RowDelete, Field(discriminator="op")]
 
 
-class RowPatch(RootModel[tuple[RowOp, ...]]):
+class RowPatch(Digested, RootModel[tuple[RowOp, ...]]):
     """One server's patch: row operations applied in order to its seeded database."""
 
     model_config = ConfigDict(frozen=True)
     root: tuple[RowOp, ...] = Field(max_length=MAX_PATCH_ROWS)
+    max_bytes: ClassVar[int] = MAX_PATCH_BYTES
+    what: ClassVar[str] = "the patch"
 
     @model_validator(mode="after")
     def _bounded(self) -> RowPatch:
-        if len(self.canonical) > MAX_PATCH_BYTES:
-            raise ValueError(
-                f"the patch is {len(self.canonical):,} bytes as JSON, over the limit of {MAX_PATCH_BYTES:,}"
-            )
-        return self
-
-    @cached_property
-    def canonical(self) -> bytes:
-        """The patch as compact JSON with sorted keys: what its digest is taken of."""
-        dumped = self.model_dump(mode="json")
-        return json.dumps(dumped, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-    @cached_property
-    def digest(self) -> str:
-        """Names the patch in caches: equal operations give equal digests."""
-        return hashlib.sha256(self.canonical).hexdigest()[:32]
+        return self.check_size()  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)

@@ -8,34 +8,23 @@ bounded in size and named by a digest, so equal configurations share caches.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from functools import cached_property
+from typing import ClassVar
 
 from pydantic import ConfigDict, JsonValue, RootModel, model_validator
+
+from mcpgym.servers.kernel.digested import Digested
 
 MAX_OBJECT_STATE_BYTES = 1 << 20
 """Size of one server's configuration as compact JSON."""
 
 
-class ObjectState(RootModel[dict[str, JsonValue]]):
+class ObjectState(Digested, RootModel[dict[str, JsonValue]]):
     """One object server's configuration before a task starts (a JSON object)."""
 
     model_config = ConfigDict(frozen=True)
+    max_bytes: ClassVar[int] = MAX_OBJECT_STATE_BYTES
+    what: ClassVar[str] = "the state"
 
     @model_validator(mode="after")
     def _bounded(self) -> ObjectState:
-        if len(self.canonical) > MAX_OBJECT_STATE_BYTES:
-            raise ValueError(
-                f"the state is {len(self.canonical):,} bytes as JSON, over the limit of {MAX_OBJECT_STATE_BYTES:,}"
-            )
-        return self
-
-    @cached_property
-    def canonical(self) -> bytes:
-        """Compact JSON with sorted keys: what the digest is taken of."""
-        return json.dumps(self.root, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-    @cached_property
-    def digest(self) -> str:
-        return hashlib.sha256(self.canonical).hexdigest()[:32]
+        return self.check_size()  # type: ignore[no-any-return]
