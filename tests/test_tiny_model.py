@@ -268,3 +268,12 @@ def test_generate_continues_a_rendered_prompt(tokenizer: Any, model: Any) -> Non
     assert out.shape[0] == 1 and inputs["input_ids"].shape[1] < out.shape[1] <= inputs["input_ids"].shape[1] + 8
     assert torch.equal(out[0, : inputs["input_ids"].shape[1]], inputs["input_ids"][0])
     assert model.generation_config.eos_token_id == tokenizer.convert_tokens_to_ids("<|im_end|>")
+
+
+@pytest.mark.parametrize("size", ["tiny", "tiny-wide"])
+def test_each_small_size_builds_with_its_shape(size: str, tasks: list[Task], tmp_path: Path) -> None:
+    folder = build_model(tmp_path / size, size=size, tasks=tasks[:4], vocab_size=VOCAB, seed=0)
+    config = AutoModelForCausalLM.from_pretrained(folder).config
+    for key, value in MODEL_SIZES[size].items():
+        assert getattr(config, key) == value, key
+    assert json.loads((folder / "build.json").read_text())["size"] == size

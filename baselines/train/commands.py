@@ -13,7 +13,7 @@ from typing import Any
 from mcpgym import arguments
 from mcpgym.arguments import CliError, UsageError
 
-SIZES = ("tiny", "small", "34m")
+SIZES = ("tiny", "tiny-wide", "small", "34m")
 """The model shapes of `build-model` (`tiny_model.MODEL_SIZES`, kept here so help needs no torch)."""
 PRESETS = ("tiny-cpu", "gpu-small", "lora-8b")
 """The training presets (`config.PRESETS`, named here so `--help` stays fast)."""
@@ -99,7 +99,8 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--out", type=arguments.output_folder, required=True, metavar="DIR",
                    help="folder to write (its parent must exist)")
     b.add_argument("--size", choices=SIZES, default="tiny",
-                   help="Qwen2 shape: tiny (2 layers, width 64), small (4 layers, 256) or 34m (8 layers, 512) (default tiny)")
+                   help="Qwen2 shape: tiny (2 layers, width 64, 4 heads), tiny-wide (2 layers, width 128, 8 heads), small "
+                   "(4 layers, 256) or 34m (8 layers, 512) (default tiny)")
     arguments.add_tasks(b, "the tokenizer's training corpus", absent="synth-train and the shipped tasks")
     b.add_argument("--vocab-size", type=arguments.bounded_int(512, 262_144), default=4096, metavar="N",
                    help="tokens in all (the 256 bytes, control and markup tokens, merges), 512 to 262144 (default 4096)")

@@ -35,7 +35,7 @@ class ModelConfig(Section):
     """The policy: any causal LM by Hugging Face path or local folder."""
 
     path: str = "runs/tiny-model"
-    build: Literal["tiny", "small", "34m"] | None = None
+    build: Literal["tiny", "tiny-wide", "small", "34m"] | None = None
     """When set and `path` does not exist yet, build a model of this size there from the task
     corpus (`mcpgym train build-model`): the way to start without a hub."""
     vocab_size: int = Field(4096, ge=512, le=262_144)

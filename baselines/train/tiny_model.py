@@ -33,6 +33,13 @@ MODEL_SIZES: dict[str, dict[str, int]] = {
         "num_attention_heads": 4,
         "num_key_value_heads": 2,
     },
+    "tiny-wide": {
+        "hidden_size": 128,
+        "intermediate_size": 512,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+    },
     "small": {
         "hidden_size": 256,
         "intermediate_size": 1024,
