@@ -35,6 +35,7 @@ from mcpgym.baselines.run_folder import (
 from mcpgym.envs import make_env
 from mcpgym.envs.mcp_env import McpEnv
 from mcpgym.tasks.model import Task
+from mcpgym.tasks.trajectory import INVALID_STATUSES
 
 if TYPE_CHECKING:
     from mcpgym.baselines.parallel import Rollouts
@@ -93,7 +94,7 @@ class EpisodeRun:
             "error": self.error,
             "steps": trajectory.steps,
             "calls": len(trajectory.calls),
-            "invalid_calls": sum(1 for c in trajectory.calls if c.status in ("malformed", "rejected")),
+            "invalid_calls": sum(1 for c in trajectory.calls if c.status in INVALID_STATUSES),
             "prompt_tokens": getattr(usage, "prompt_tokens", 0),
             "completion_tokens": getattr(usage, "completion_tokens", 0),
             "messages": self.observation["messages"],

@@ -39,6 +39,7 @@ from mcpgym.baselines.metrics import task_family
 from mcpgym.baselines.run_folder import RunFolder, RunManifest, setting, tasks_digest
 from mcpgym.envs.mcp_host import MAX_TEXT, HostSettings, hosted
 from mcpgym.tasks.model import Task
+from mcpgym.tasks.trajectory import INVALID_STATUSES
 
 PLACEHOLDERS = ("mcp_url", "request", "episode_id", "task_id", "turn", "instructions")
 MAX_TEMPLATE_CHARS = 8192
@@ -209,7 +210,7 @@ def play_external(base: str, template: CommandTemplate, task: Task, seed: int, e
         "error": error,
         "steps": result["steps"],
         "calls": len(trajectory["calls"]),
-        "invalid_calls": sum(1 for c in trajectory["calls"] if c["status"] in ("malformed", "rejected")),
+        "invalid_calls": sum(1 for c in trajectory["calls"] if c["status"] in INVALID_STATUSES),
         "prompt_tokens": 0,
         "completion_tokens": 0,
         "messages": result["messages"],

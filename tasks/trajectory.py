@@ -14,6 +14,10 @@ CallStatus = Literal["malformed", "rejected", "error", "ok"]
 over the call budget); error: executed, but the tool refused (not found, forbidden);
 ok: executed successfully."""
 
+INVALID_STATUSES: tuple[CallStatus, ...] = ("malformed", "rejected")
+"""Statuses of calls that are not well formed (could not be read, or not a call of a shown
+tool with arguments its schema accepts): the invalid-call counts of every metric."""
+
 REJECTED_CODES = ("unknown_tool", "invalid_arguments", "budget_exceeded")
 
 

@@ -21,6 +21,7 @@ from mcpgym.baselines.train.chat import ChatFormat, TokenSequence
 from mcpgym.baselines.train.generation import Generator, Sampling, sampled_logprobs
 from mcpgym.envs.mcp_env import McpEnv
 from mcpgym.tasks.model import Task
+from mcpgym.tasks.trajectory import INVALID_STATUSES
 
 MIN_TURN_TOKENS = 8
 """An episode with less room than this left for its next turn is cut."""
@@ -187,7 +188,7 @@ def _finish(run: Running, reward: float, info: dict[str, Any], terminated: bool,
     episode.terminated = terminated
     episode.truncated = truncated
     episode.calls = len(trajectory.calls)
-    episode.invalid_calls = sum(1 for c in trajectory.calls if c.status in ("malformed", "rejected"))
+    episode.invalid_calls = sum(1 for c in trajectory.calls if c.status in INVALID_STATUSES)
     episode.messages = run.observation["messages"]
     episode.trajectory = trajectory.model_dump()
     run.done = True

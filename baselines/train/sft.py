@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import random
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -35,14 +36,12 @@ logger = logging.getLogger(__name__)
 
 
 def oracle_sequences(
-    tasks: Sequence[Task], servers: Sequence[str], chat: ChatFormat, max_total_tokens: int,
-    max_new_tokens: int | None = None, **env_kwargs: Any,
+    tasks: Sequence[Task], servers: Sequence[str], chat: ChatFormat, max_total_tokens: int, **env_kwargs: Any,
 ) -> list[TokenSequence]:
     """The oracle's episode of each task as a token sequence with the assistant-token mask.
-    Left out: episodes that do not fit in `max_total_tokens`, episodes with a turn longer than
-    `max_new_tokens` (end-of-turn token included: the policy could never end such a turn, so
-    learning it would teach turns the rollouts cut), and episodes where the oracle could not
-    read a result (cut by `max_result_chars`, say) and so scored below the maximum."""
+    Left out: episodes that do not fit in `max_total_tokens`, and episodes where the oracle
+    could not read a result (cut by `max_result_chars`, say) and so scored below the maximum.
+    (Turns longer than `max_new_tokens` are kept; `train_sft` warns about them.)"""
     env = make_env(list(servers), tasks=list(tasks), **env_kwargs)
     sequences = []
     try:
@@ -50,13 +49,11 @@ def oracle_sequences(
             run = start(env, task, 0, chat, max_total_tokens)
             agent = OracleAgent()
             agent.reset(task, run.observation)
-            fits = True
             while not run.done:
                 action = agent.act(run.observation)
                 turn = chat.encode(action) + [chat.eos_id]
-                fits = fits and (max_new_tokens is None or len(turn) <= max_new_tokens)
                 advance(run, turn, chat, max_total_tokens)
-            if fits and not run.episode.overlong and run.episode.reward >= SUCCESS:  # the oracle read every result
+            if not run.episode.overlong and run.episode.reward >= SUCCESS:  # the oracle read every result
                 sequences.append(run.episode.tokens)
     finally:
         env.close()
@@ -65,11 +62,7 @@ def oracle_sequences(
 
 def longest_turn(sequence: TokenSequence) -> int:
     """The most tokens one assistant turn of `sequence` has (its end-of-turn token included)."""
-    counts: dict[int, int] = {}
-    for turn in sequence.turn:
-        if turn >= 0:
-            counts[turn] = counts.get(turn, 0) + 1
-    return max(counts.values(), default=0)
+    return max(Counter(turn for turn in sequence.turn if turn >= 0).values(), default=0)
 
 
 def train_sft(config: TrainConfig, policy: Policy | None = None, out: str | Path | None = None) -> Path:

@@ -42,7 +42,7 @@ from mcpgym.baselines.train.config import TrainConfig
 from mcpgym.baselines.train.credit import (
     ENV_SHAPING,
     TurnRewardFn,
-    calibrate_episodes,
+    calibrate,
     combine_advantages,
     episode_turn_rewards,
     resolve_turn_reward,
@@ -298,16 +298,27 @@ class GrpoTrainer:
         self.log.write(self.step, "train", metrics)
         return metrics
 
-    def advantages(self, episodes: list[Episode]) -> Sequence[float | list[float]]:
+    def turn_rewards(self, episodes: list[Episode]) -> list[list[float]] | None:
+        """Each episode's per-turn rewards (`objective.turn_reward`); None with `outcome`."""
+        if self.config.objective.advantage == "outcome":
+            return None
+        return [episode_turn_rewards(e, self.turn_reward) for e in episodes]
+
+    def advantages(
+        self, episodes: list[Episode], turn_rewards: list[list[float]] | None = None
+    ) -> Sequence[float | list[float]]:
         """One advantage per episode (`outcome`), or, with `turn` and `hybrid`, one per token of
-        each episode: its turn's (0 on tokens the model did not sample)."""
+        each episode: its turn's (0 on tokens the model did not sample). `turn_rewards`: those
+        of `self.turn_rewards(episodes)`, when already read."""
         objective = self.config.objective
         rewards = torch.tensor([e.reward for e in episodes])
         groups = torch.tensor([e.group for e in episodes])
         outcome = group_advantages(rewards, groups, objective.scale_by_std).tolist()
         if objective.advantage == "outcome":
             return outcome
-        turn_rewards = [episode_turn_rewards(e, self.turn_reward) for e in episodes]
+        if turn_rewards is None:
+            turn_rewards = self.turn_rewards(episodes)
+            assert turn_rewards is not None
         per_turn = combine_advantages(
             objective.advantage, outcome, turn_advantages(turn_rewards, groups.tolist(), objective.scale_by_std), objective.turn_weight
         )
@@ -317,7 +328,8 @@ class GrpoTrainer:
         """The `mu` optimizer updates of one rollout batch."""
         objective, optim = self.config.objective, self.config.optim
         model, device = self.policy.model, self.policy.device
-        advantages = self.advantages(episodes)
+        turn_rewards = self.turn_rewards(episodes)
+        advantages = self.advantages(episodes, turn_rewards)
         counted: list[list[float]] = [
             [a for a, m in zip(adv, e.tokens.mask, strict=True) if m] if isinstance(adv, list) else [adv]
             for adv, e in zip(advantages, episodes, strict=True)
@@ -332,8 +344,10 @@ class GrpoTrainer:
             "advantage_abs_mean": statistics.fmean(abs(a) for values in counted for a in values) if any(counted) else 0.0,
             "trained_episodes": len(keep),
         }
-        if objective.advantage != "outcome":  # the calibration check, on the policy's own episodes
-            calibration = calibrate_episodes(episodes, self.turn_reward, objective.scale_by_std)
+        if turn_rewards is not None:  # the calibration check, on the policy's own episodes
+            calibration = calibrate(
+                [e.reward for e in episodes], [e.group for e in episodes], turn_rewards, objective.scale_by_std
+            )
             stats["turn_sign_agreement"] = None if math.isnan(calibration.share) else calibration.share
             stats["turn_rank_correlation"] = None if math.isnan(calibration.rank_correlation) else calibration.rank_correlation
         if not keep:
@@ -479,21 +493,13 @@ class GrpoTrainer:
         self.generator.sync(self.policy.model)
 
 
-WELL_FORMED = ("ok", "error")
-"""Call statuses of a call the environment could read and run (`error`: the tool refused it,
-a wrong id say); `malformed` and `rejected` calls are not well formed."""
-
-
 def well_formed_rate(episodes: Sequence[Episode]) -> float:
     """The share of episodes that made at least one tool call and whose every call was well
-    formed: parsed, of an exposed tool, with arguments that pass its schema."""
+    formed: parsed, of an exposed tool, with arguments that pass its schema (no invalid call;
+    a call the tool refused, a wrong id say, is well formed)."""
     if not episodes:
         return 0.0
-    good = 0
-    for episode in episodes:
-        calls = episode.trajectory.get("calls") or []
-        good += bool(calls) and all(call.get("status") in WELL_FORMED for call in calls)
-    return good / len(episodes)
+    return sum(e.calls > 0 and e.invalid_calls == 0 for e in episodes) / len(episodes)
 
 
 def episode_metrics(episodes: list[Episode]) -> dict[str, Any]:
